@@ -1,0 +1,14 @@
+/**
+ * pthread4j: musl libc's thread synchronization on off-heap words and real futexes.
+ */
+module org.pthread4j {
+    requires org.agrona;
+    requires static info.picocli;
+    requires static HdrHistogram;
+    requires static org.jfree.jfreechart;
+    requires static java.desktop;
+
+    exports org.pthread4j;
+    exports org.pthread4j.memory;
+    exports org.pthread4j.futex;
+}

@@ -1,0 +1,94 @@
+package org.pthread4j.futex;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Where primitives get their futex backend.
+ *
+ * <p>A primitive chooses when it is created: process-shared words always use the kernel
+ * ({@link #shared()}); private words use {@link #defaultPrivate()}, which is the parking
+ * backend unless the system property {@value #PROPERTY} names another ({@code parking},
+ * {@code linux}, {@code linux-noprivate}). Every primitive also takes a backend explicitly.
+ *
+ * <p>Why parking is the private default: a parked waiter answers interrupts at once, shows as
+ * {@code WAITING} in thread dumps, and never pins a virtual thread's carrier, which a native
+ * {@code FUTEX_WAIT} does. Measured on this project's 2-core reference machine the two cost the
+ * same on the paths that matter: the uncontended path makes no futex call on either, and a
+ * cross-CPU wakeup (30-40 us) dwarfs the difference between a 300 ns syscall and
+ * {@code LockSupport.unpark} (see {@code ./pthread4j bench futex}).
+ *
+ * <p>Setting {@value #PROPERTY} to {@code linux-noprivate} runs every private primitive on the
+ * kernel backend with the private flag refused as by a kernel older than 2.6.22, which is how
+ * a test class is run on musl's fallback path:
+ * {@code ./mvnw test -Dtest=MutexTest -Dpthread4j.futex=linux-noprivate}.
+ */
+public final class Futexes {
+    /** System property naming the default backend for private words. */
+    public static final String PROPERTY = "pthread4j.futex";
+
+    private static final class Holder {
+        static final LinuxFutex LINUX = new LinuxFutex(false, "linux");
+        static final LinuxFutex LINUX_NOPRIVATE = new LinuxFutex(true, "linux-noprivate");
+    }
+
+    private static final class ParkingHolder {
+        static final ParkingFutex PARKING = ParkingFutex.create(ParkingFutex.DEFAULT_BUCKETS, false);
+    }
+
+    private static final class DefaultHolder {
+        static final Futex PRIVATE = byName(System.getProperty(PROPERTY, "parking"));
+        static final Futex SHARED = "linux-noprivate".equals(PRIVATE.name()) ? PRIVATE : linux();
+    }
+
+    private Futexes() {
+    }
+
+    /** @return the kernel backend */
+    public static LinuxFutex linux() {
+        return Holder.LINUX;
+    }
+
+    /**
+     * @return a kernel backend whose private operations are answered with ENOSYS, as a kernel
+     *     without private futexes answers, so every private call takes musl's fallback path
+     */
+    public static LinuxFutex linuxNoPrivate() {
+        return Holder.LINUX_NOPRIVATE;
+    }
+
+    /** @return the shared parking backend ({@value ParkingFutex#DEFAULT_BUCKETS} buckets, FIFO) */
+    public static ParkingFutex parking() {
+        return ParkingHolder.PARKING;
+    }
+
+    /** @return the backend for private words chosen by {@value #PROPERTY} (default parking) */
+    public static Futex defaultPrivate() {
+        return DefaultHolder.PRIVATE;
+    }
+
+    /** @return the backend for process-shared words: the kernel */
+    public static Futex shared() {
+        return DefaultHolder.SHARED;
+    }
+
+    /**
+     * @param name {@code parking}, {@code linux} or {@code linux-noprivate}
+     * @return that backend
+     * @throws IllegalArgumentException for another name
+     */
+    public static Futex byName(final String name) {
+        return switch (name.trim().toLowerCase(Locale.ROOT)) {
+            case "parking" -> parking();
+            case "linux" -> linux();
+            case "linux-noprivate" -> linuxNoPrivate();
+            default -> throw new IllegalArgumentException("unknown futex backend '" + name
+                + "' (expected parking, linux or linux-noprivate)");
+        };
+    }
+
+    /** @return every backend for private words: parking, linux, linux-noprivate */
+    public static List<Futex> allPrivate() {
+        return List.of(parking(), linux(), linuxNoPrivate());
+    }
+}

@@ -1,0 +1,385 @@
+package org.pthread4j.futex;
+
+import org.pthread4j.Errno;
+import org.pthread4j.Timespec;
+import org.pthread4j.memory.Block;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * An in-JVM futex table for process-private words: hash buckets of waiter queues, where a
+ * wait compares the word and enqueues under the bucket's lock (the kernel's hash-bucket
+ * lock), and a waiter sleeps in {@link LockSupport#park}. Words are keyed by native address,
+ * as the kernel keys private futexes by (process, address).
+ *
+ * <p>Because it parks, a waiter shows as {@code WAITING}/{@code TIMED_WAITING} in thread
+ * dumps, answers {@link Thread#interrupt()} at once, and a virtual thread unmounts instead of
+ * pinning its carrier. It serves private words only ({@code priv == false} gets EINVAL).
+ *
+ * <p>It is also where the seeds' ideas live:
+ * <ul>
+ * <li>{@link #setWait set-and-wait} (seed 000) is atomic here: the CAS to {@code val2}
+ *     happens under the bucket lock, so no waker can slip between it and the enqueue;</li>
+ * <li>{@link #swap} (seed 003) enqueues the caller before it wakes its partner;</li>
+ * <li>priority-ordered wakeup (seed 004, opt-in): waiters queue by
+ *     {@link Thread#getPriority()}, highest first, FIFO within a priority;</li>
+ * <li>the bucket count is set per instance (seed 001's private hash size).</li>
+ * </ul>
+ *
+ * <p>Memory effects: every path runs through the bucket monitor and volatile reads of the word,
+ * so a waker's writes before {@code wake} happen-before the woken waiter's return.
+ */
+public final class ParkingFutex implements Futex {
+    /** Default bucket count: twice the kernel's minimum per-process hash of 16, rounded. */
+    public static final int DEFAULT_BUCKETS = 256;
+    /** Longest single park when the deadline is on CLOCK_REALTIME, so a clock step is noticed. */
+    static final long REALTIME_SLICE_NANOS = 50_000_000L;
+
+    /** One sleeping thread. Its fields other than {@code woken} change only under its bucket's lock. */
+    static final class Waiter {
+        final Thread thread;
+        final int priority;
+        long key;
+        volatile Bucket bucket;
+        Waiter prev;
+        Waiter next;
+        volatile boolean woken;
+
+        Waiter(final Thread thread, final int priority) {
+            this.thread = thread;
+            this.priority = priority;
+        }
+    }
+
+    /** One hash bucket: a doubly linked queue guarded by the bucket's monitor. */
+    static final class Bucket {
+        final int index;
+        Waiter head;
+        Waiter tail;
+        /** Queued waiters; written under the monitor, read without it by wakers. */
+        volatile int waiters;
+
+        Bucket(final int index) {
+            this.index = index;
+        }
+    }
+
+    private final Bucket[] buckets;
+    private final int mask;
+    private final boolean priorityOrder;
+    private final String name;
+
+    ParkingFutex(final int bucketCount, final boolean priorityOrder, final String name) {
+        if (bucketCount < 1 || bucketCount > (1 << 24) || Integer.bitCount(bucketCount) != 1) {
+            throw new IllegalArgumentException("bucket count must be a power of two in [1, 2^24]: " + bucketCount);
+        }
+        this.buckets = new Bucket[bucketCount];
+        for (int i = 0; i < bucketCount; i++) {
+            buckets[i] = new Bucket(i);
+        }
+        this.mask = bucketCount - 1;
+        this.priorityOrder = priorityOrder;
+        this.name = name;
+    }
+
+    /**
+     * A new, independent parking table.
+     *
+     * @param bucketCount   a power of two; more buckets, fewer unrelated words share a lock
+     * @param priorityOrder whether wakes take the highest-priority waiter first
+     * @return the backend
+     */
+    public static ParkingFutex create(final int bucketCount, final boolean priorityOrder) {
+        return new ParkingFutex(bucketCount, priorityOrder,
+            "parking" + (priorityOrder ? "-prio" : "") + (bucketCount != DEFAULT_BUCKETS ? "-" + bucketCount : ""));
+    }
+
+    /** @return the number of hash buckets */
+    public int bucketCount() {
+        return buckets.length;
+    }
+
+    /** @return whether wakeups are priority-ordered */
+    public boolean isPriorityOrdered() {
+        return priorityOrder;
+    }
+
+    private Bucket bucketOf(final long key) {
+        long h = key * 0x9E37_79B9_7F4A_7C15L;
+        h ^= h >>> 29;
+        return buckets[(int) h & mask];
+    }
+
+    @Override
+    public int timedWait(final MemorySegment seg, final long off, final int val, final boolean priv, final int clock,
+                         final Timespec deadline, final boolean interruptible) {
+        return sleep(seg, off, val, val, false, priv, clock, deadline, interruptible, null, 0);
+    }
+
+    @Override
+    public int setWait(final MemorySegment seg, final long off, final int val, final int val2, final boolean priv,
+                       final int clock, final Timespec deadline, final boolean interruptible) {
+        return sleep(seg, off, val, val2, true, priv, clock, deadline, interruptible, null, 0);
+    }
+
+    @Override
+    public int swap(final MemorySegment seg, final long off, final int val, final MemorySegment wakeSeg,
+                    final long wakeOff, final boolean priv) {
+        return sleep(seg, off, val, val, false, priv, Timespec.CLOCK_MONOTONIC, null, false, wakeSeg, wakeOff);
+    }
+
+    /**
+     * The one sleeping path: compare (or compare-and-set) and enqueue under the bucket lock;
+     * then, for a swap, wake the partner; then park until woken, timed out or interrupted.
+     */
+    private int sleep(final MemorySegment seg, final long off, final int val, final int val2, final boolean set,
+                      final boolean priv, final int clock, final Timespec deadline, final boolean interruptible,
+                      final MemorySegment wakeSeg, final long wakeOff) {
+        if (!priv) {
+            return Errno.EINVAL;
+        }
+        // Bounds, alignment and liveness are checked by this read, before anything is queued.
+        final int seen = (int) Block.INT.getVolatile(seg, off);
+        if (!Timespec.isClock(clock) || (deadline != null && !deadline.isValid())) {
+            return Errno.EINVAL;
+        }
+        if (interruptible && Thread.currentThread().isInterrupted()) {
+            return Errno.EINTR;
+        }
+        if (seen != val && (!set || seen != val2)) {
+            if (wakeSeg != null) {
+                wake(wakeSeg, wakeOff, 1, true);
+            }
+            return Errno.EAGAIN;
+        }
+        final long key = seg.address() + off;
+        final Bucket b = bucketOf(key);
+        final Thread self = Thread.currentThread();
+        final Waiter w = new Waiter(self, priorityOrder ? self.getPriority() : 0);
+        synchronized (b) {
+            final int now;
+            if (set) {
+                now = (int) Block.INT.compareAndExchange(seg, off, val, val2);
+            } else {
+                now = (int) Block.INT.getVolatile(seg, off);
+            }
+            if (now != val && (!set || now != val2)) {
+                if (wakeSeg == null) {
+                    return Errno.EAGAIN;
+                }
+                w.woken = true;
+            } else {
+                w.key = key;
+                enqueue(b, w);
+            }
+        }
+        if (wakeSeg != null) {
+            wake(wakeSeg, wakeOff, 1, true);
+            if (w.woken) {
+                return Errno.EAGAIN;
+            }
+        }
+        return park(w, clock, deadline, interruptible);
+    }
+
+    private int park(final Waiter w, final int clock, final Timespec deadline, final boolean interruptible) {
+        final long end = deadline == null ? 0 : deadline.toNanos();
+        boolean interrupted = false;
+        int result = 0;
+        while (!w.woken) {
+            if (interruptible && Thread.currentThread().isInterrupted()) {
+                result = cancel(w) ? Errno.EINTR : 0;
+                break;
+            }
+            if (deadline != null) {
+                final long remaining = end - Timespec.nowNanos(clock);
+                if (remaining <= 0) {
+                    result = cancel(w) ? Errno.ETIMEDOUT : 0;
+                    break;
+                }
+                LockSupport.parkNanos(this,
+                    clock == Timespec.CLOCK_REALTIME ? Math.min(remaining, REALTIME_SLICE_NANOS) : remaining);
+            } else {
+                LockSupport.park(this);
+            }
+            if (!interruptible && Thread.interrupted()) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return result;
+    }
+
+    /** @return true if the waiter was still queued and is now removed; false if a wake got it first */
+    private boolean cancel(final Waiter w) {
+        for (;;) {
+            final Bucket b = w.bucket;
+            synchronized (b) {
+                if (w.bucket != b) {
+                    continue; // requeued to another bucket meanwhile
+                }
+                if (w.woken) {
+                    return false;
+                }
+                unlink(b, w);
+                return true;
+            }
+        }
+    }
+
+    private void enqueue(final Bucket b, final Waiter w) {
+        w.bucket = b;
+        Waiter after = b.tail;
+        if (priorityOrder) {
+            while (after != null && after.priority < w.priority) {
+                after = after.prev;
+            }
+        }
+        w.prev = after;
+        w.next = after == null ? b.head : after.next;
+        if (w.next != null) {
+            w.next.prev = w;
+        } else {
+            b.tail = w;
+        }
+        if (after != null) {
+            after.next = w;
+        } else {
+            b.head = w;
+        }
+        b.waiters = b.waiters + 1;
+    }
+
+    private static void unlink(final Bucket b, final Waiter w) {
+        if (w.prev != null) {
+            w.prev.next = w.next;
+        } else {
+            b.head = w.next;
+        }
+        if (w.next != null) {
+            w.next.prev = w.prev;
+        } else {
+            b.tail = w.prev;
+        }
+        w.prev = null;
+        w.next = null;
+        b.waiters = b.waiters - 1;
+    }
+
+    @Override
+    public int wake(final MemorySegment seg, final long off, final int n, final boolean priv) {
+        if (!priv) {
+            return -Errno.EINVAL;
+        }
+        final long key = seg.address() + off;
+        final Bucket b = bucketOf(key);
+        if (b.waiters == 0 || n == 0) {
+            return 0;
+        }
+        Waiter woken = null;
+        int count = 0;
+        final int limit = n < 0 ? Integer.MAX_VALUE : n;
+        synchronized (b) {
+            Waiter w = b.head;
+            while (w != null && count < limit) {
+                final Waiter next = w.next;
+                if (w.key == key) {
+                    unlink(b, w);
+                    w.woken = true; // under the lock, so a cancelling waiter sees it
+                    w.next = woken; // reuse the link for the local list of threads to unpark
+                    woken = w;
+                    count++;
+                }
+                w = next;
+            }
+        }
+        unparkAll(woken);
+        return count;
+    }
+
+    private static void unparkAll(Waiter w) {
+        while (w != null) {
+            final Waiter next = w.next;
+            w.next = null;
+            LockSupport.unpark(w.thread);
+            w = next;
+        }
+    }
+
+    @Override
+    public int requeue(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
+                       final MemorySegment seg2, final long off2, final boolean priv) {
+        return move(seg, off, nWake, nRequeue, seg2, off2, false, 0, priv);
+    }
+
+    @Override
+    public int cmpRequeue(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
+                          final MemorySegment seg2, final long off2, final int val, final boolean priv) {
+        return move(seg, off, nWake, nRequeue, seg2, off2, true, val, priv);
+    }
+
+    private int move(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
+                     final MemorySegment seg2, final long off2, final boolean compare, final int val,
+                     final boolean priv) {
+        if (!priv || nWake < 0 || nRequeue < 0) {
+            return -Errno.EINVAL;
+        }
+        final long key = seg.address() + off;
+        final long key2 = seg2.address() + off2;
+        final Bucket from = bucketOf(key);
+        final Bucket to = bucketOf(key2);
+        if (!compare && from.waiters == 0) {
+            return 0;
+        }
+        final Bucket first = from.index <= to.index ? from : to;
+        final Bucket second = from.index <= to.index ? to : from;
+        Waiter woken = null;
+        int wokenCount = 0;
+        int moved = 0;
+        synchronized (first) {
+            synchronized (second) {
+                if (compare && (int) Block.INT.getVolatile(seg, off) != val) {
+                    return -Errno.EAGAIN;
+                }
+                Waiter w = from.head;
+                while (w != null && (wokenCount < nWake || moved < nRequeue)) {
+                    final Waiter next = w.next;
+                    if (w.key == key) {
+                        unlink(from, w);
+                        if (wokenCount < nWake) {
+                            w.woken = true;
+                            w.next = woken;
+                            woken = w;
+                            wokenCount++;
+                        } else {
+                            w.key = key2;
+                            enqueue(to, w);
+                            moved++;
+                        }
+                    }
+                    w = next;
+                }
+            }
+        }
+        unparkAll(woken);
+        return wokenCount + moved;
+    }
+
+    @Override
+    public boolean supportsShared() {
+        return false;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String toString() {
+        return "ParkingFutex[" + name + ", " + buckets.length + " buckets]";
+    }
+}
