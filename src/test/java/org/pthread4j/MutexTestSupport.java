@@ -18,7 +18,7 @@ import java.util.stream.Stream;
 /** Shared fixtures for the mutex tests. */
 final class MutexTestSupport {
     /** Liveness bound: generous, never a speed assertion. */
-    static final Duration LIVENESS = Duration.ofSeconds(30);
+    static final Duration LIVENESS = Duration.ofSeconds(Long.getLong("pthread4j.test.liveness", 30));
 
     private MutexTestSupport() {
     }
@@ -51,6 +51,12 @@ final class MutexTestSupport {
     static Stream<Arguments> configsAndTrackedKinds() {
         return configs().flatMap(c -> Stream.of(MutexAttr.RECURSIVE, MutexAttr.ERRORCHECK)
             .map(k -> Arguments.of(c, k)));
+    }
+
+    /** @return every private backend times the two owner-tracked kinds */
+    static Stream<Arguments> privateTrackedArgs() {
+        return Backends.privateBackends().flatMap(f -> Stream.of(MutexAttr.RECURSIVE, MutexAttr.ERRORCHECK)
+            .map(k -> Arguments.of(f, k)));
     }
 
     static String kindName(final int kind) {
