@@ -114,19 +114,25 @@ public final class ParkingFutex implements Futex {
     @Override
     public int timedWait(final MemorySegment seg, final long off, final int val, final boolean priv, final int clock,
                          final Timespec deadline, final boolean interruptible) {
-        return sleep(seg, off, val, val, false, priv, clock, deadline, interruptible, null, 0);
+        final int r = sleep(seg, off, val, val, false, priv, clock, deadline, interruptible, null, 0);
+        FutexTrace.record(this, "wait", seg.address() + off, priv, val, 0, r);
+        return r;
     }
 
     @Override
     public int setWait(final MemorySegment seg, final long off, final int val, final int val2, final boolean priv,
                        final int clock, final Timespec deadline, final boolean interruptible) {
-        return sleep(seg, off, val, val2, true, priv, clock, deadline, interruptible, null, 0);
+        final int r = sleep(seg, off, val, val2, true, priv, clock, deadline, interruptible, null, 0);
+        FutexTrace.record(this, "set_wait", seg.address() + off, priv, val, 0, r);
+        return r;
     }
 
     @Override
     public int swap(final MemorySegment seg, final long off, final int val, final MemorySegment wakeSeg,
                     final long wakeOff, final boolean priv) {
-        return sleep(seg, off, val, val, false, priv, Timespec.CLOCK_MONOTONIC, null, false, wakeSeg, wakeOff);
+        final int r = sleep(seg, off, val, val, false, priv, Timespec.CLOCK_MONOTONIC, null, false, wakeSeg, wakeOff);
+        FutexTrace.record(this, "swap", seg.address() + off, priv, val, wakeSeg.address() + wakeOff, r);
+        return r;
     }
 
     /**
@@ -149,7 +155,7 @@ public final class ParkingFutex implements Futex {
         }
         if (seen != val && (!set || seen != val2)) {
             if (wakeSeg != null) {
-                wake(wakeSeg, wakeOff, 1, true);
+                doWake(wakeSeg, wakeOff, 1, true);
             }
             return Errno.EAGAIN;
         }
@@ -179,7 +185,7 @@ public final class ParkingFutex implements Futex {
             }
         }
         if (wakeSeg != null) {
-            wake(wakeSeg, wakeOff, 1, true);
+            doWake(wakeSeg, wakeOff, 1, true);
             if (w.woken) {
                 return Errno.EAGAIN;
             }
@@ -275,6 +281,12 @@ public final class ParkingFutex implements Futex {
 
     @Override
     public int wake(final MemorySegment seg, final long off, final int n, final boolean priv) {
+        final int r = doWake(seg, off, n, priv);
+        FutexTrace.record(this, "wake", seg.address() + off, priv, n, 0, r);
+        return r;
+    }
+
+    private int doWake(final MemorySegment seg, final long off, final int n, final boolean priv) {
         if (!priv) {
             return -Errno.EINVAL;
         }
@@ -316,13 +328,18 @@ public final class ParkingFutex implements Futex {
     @Override
     public int requeue(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
                        final MemorySegment seg2, final long off2, final boolean priv) {
-        return move(seg, off, nWake, nRequeue, seg2, off2, false, 0, priv);
+        final int r = move(seg, off, nWake, nRequeue, seg2, off2, false, 0, priv);
+        FutexTrace.record(this, "requeue", seg.address() + off, priv, ((long) nWake << 32) | nRequeue,
+            seg2.address() + off2, r);
+        return r;
     }
 
     @Override
     public int cmpRequeue(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
                           final MemorySegment seg2, final long off2, final int val, final boolean priv) {
-        return move(seg, off, nWake, nRequeue, seg2, off2, true, val, priv);
+        final int r = move(seg, off, nWake, nRequeue, seg2, off2, true, val, priv);
+        FutexTrace.record(this, "cmp_requeue", seg.address() + off, priv, val, seg2.address() + off2, r);
+        return r;
     }
 
     private int move(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
