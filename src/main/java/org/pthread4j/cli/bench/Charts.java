@@ -7,7 +7,6 @@ import org.jfree.chart.axis.CategoryAxis;
 import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.axis.NumberTickUnit;
-import org.jfree.chart.labels.StandardCategoryItemLabelGenerator;
 import org.jfree.chart.plot.CategoryPlot;
 import org.jfree.chart.plot.DatasetRenderingOrder;
 import org.jfree.chart.plot.PlotOrientation;
@@ -77,7 +76,8 @@ public final class Charts {
                 threads.add(r.threads());
             }
             final JFreeChart chart = threads.size() > 1 ? sweep(block) : bars(block);
-            chart.addSubtitle(new TextTitle("min / median / max of " + runs(block) + " runs per point; "
+            chart.addSubtitle(new TextTitle((threads.size() > 1 ? "median, with min-max bars, of " + runs(block) + " runs per point; "
+                : "bar: median; whisker: min to max; of " + runs(block) + " runs; label: median (ratio to the grey reference); ")
                 + first.unit() + ", " + (first.higherIsBetter() ? "higher" : "lower") + " is better",
                 new Font(Font.SANS_SERIF, Font.PLAIN, 12)));
             final int height = threads.size() > 1 ? 600 : Math.max(300, 120 + 38 * block.size());
@@ -149,7 +149,7 @@ public final class Charts {
         final List<Paint> paints = new ArrayList<>();
         final List<String> labels = new ArrayList<>();
         for (final Row r : block) {
-            final String label = r.label() + "  x" + Report.ratio(r.ratio());
+            final String label = r.label() + ":  " + Report.number(r.stats().median()) + "  (x" + Report.ratio(r.ratio()) + ")";
             labels.add(label);
             medians.addValue(r.stats().median(), "median", label);
             range.addValue(r.stats().min(), "min", label);
@@ -172,9 +172,6 @@ public final class Charts {
         bars.setBarPainter(new StandardBarPainter());
         bars.setShadowVisible(false);
         bars.setMaximumBarWidth(0.6);
-        bars.setDefaultItemLabelGenerator(new StandardCategoryItemLabelGenerator("{2}", new DecimalFormat("#,##0.##")));
-        bars.setDefaultItemLabelsVisible(true);
-        bars.setDefaultItemLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
         plot.setRenderer(0, bars);
         final MinMaxCategoryRenderer whiskers = new MinMaxCategoryRenderer();
         whiskers.setDrawLines(false);
