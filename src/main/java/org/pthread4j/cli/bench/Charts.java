@@ -47,6 +47,12 @@ public final class Charts {
     private static final Color JAVA = new Color(0x1f, 0x77, 0xb4);
     private static final Color NATIVE = new Color(0xff, 0x7f, 0x0e);
     private static final int WIDTH = 1000;
+    /** A palette that reads on white (Tableau 10), one colour per line. */
+    private static final Color[] PALETTE = {
+        new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c), new Color(0xd62728), new Color(0x9467bd),
+        new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f), new Color(0xbcbd22), new Color(0x17becf)};
+    /** Medians spanning more than this factor get a logarithmic value axis. */
+    private static final double LOG_SPAN = 100;
 
     private Charts() {
     }
@@ -125,7 +131,10 @@ public final class Charts {
         renderer.setCapLength(6);
         for (int i = 0; i < data.getSeriesCount(); i++) {
             renderer.setSeriesStroke(i, new BasicStroke(2f));
+            renderer.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
+            renderer.setSeriesShape(i, new java.awt.geom.Ellipse2D.Double(-4, -4, 8, 8));
         }
+        renderer.setErrorPaint(null);
         plot.setRenderer(renderer);
         final LogAxis x = new LogAxis("threads");
         x.setBase(2);
@@ -133,13 +142,36 @@ public final class Charts {
         x.setNumberFormatOverride(new DecimalFormat("0"));
         x.setSmallestValue(0.5);
         plot.setDomainAxis(x);
-        final NumberAxis y = (NumberAxis) plot.getRangeAxis();
-        y.setAutoRangeIncludesZero(true);
+        double lo = Double.MAX_VALUE;
+        double hi = 0;
+        for (final Row r : block) {
+            lo = Math.min(lo, r.stats().min());
+            hi = Math.max(hi, r.stats().max());
+        }
+        if (lo > 0 && hi / lo > LOG_SPAN) {
+            final LogAxis y = new LogAxis(first.unit() + " (log scale)");
+            y.setNumberFormatOverride(compact());
+            y.setTickUnit(new NumberTickUnit(1)); // a tick per power of ten
+            y.setMinorTickMarksVisible(true);
+            y.setSmallestValue(lo / 2);
+            plot.setRangeAxis(y);
+        } else {
+            final NumberAxis y = (NumberAxis) plot.getRangeAxis();
+            y.setAutoRangeIncludesZero(true);
+            y.setNumberFormatOverride(compact());
+        }
         plot.setBackgroundPaint(Color.WHITE);
         plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
         chart.setBackgroundPaint(Color.WHITE);
         return chart;
+    }
+
+    private static java.text.NumberFormat compact() {
+        final java.text.NumberFormat f = java.text.NumberFormat.getCompactNumberInstance(Locale.US,
+            java.text.NumberFormat.Style.SHORT);
+        f.setMaximumFractionDigits(2);
+        return f;
     }
 
     private static JFreeChart bars(final List<Row> block) {
@@ -180,6 +212,7 @@ public final class Charts {
         plot.setDataset(1, range);
         plot.setRenderer(1, whiskers);
         plot.setDatasetRenderingOrder(DatasetRenderingOrder.FORWARD);
+        ((NumberAxis) plot.getRangeAxis()).setNumberFormatOverride(compact());
         final CategoryAxis x = plot.getDomainAxis();
         x.setMaximumCategoryLabelWidthRatio(0.45f);
         x.setTickLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));

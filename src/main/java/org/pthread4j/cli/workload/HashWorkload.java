@@ -88,7 +88,7 @@ public final class HashWorkload implements Workload {
                 cases.add(make("wake, no waiter", v, hashSkip, () -> new Table(v, sleepers, defaultSlots, t, false)));
             }
             groups.add(new Group("wake, no waiter", List.of(Measure.rate(
-                "hash: wake, no waiter (" + sleepers + " resident sleepers)", "ops/s")), t, cases, false));
+                "wake, no waiter (" + sleepers + " resident sleepers)", "ops/s")), t, cases, false));
         }
         for (final int t : threads) {
             if (t < 2) {
@@ -101,7 +101,7 @@ public final class HashWorkload implements Workload {
                 cases.add(make("wait/wake pairs", v, hashSkip, () -> new Table(v, sleepers, defaultSlots, even, true)));
             }
             groups.add(new Group("wait/wake pairs", List.of(Measure.rate(
-                "hash: wait/wake pairs (" + sleepers + " resident sleepers)", "ops/s")), even, cases, false));
+                "wait/wake pairs (" + sleepers + " resident sleepers)", "ops/s")), even, cases, false));
         }
         return groups;
     }
