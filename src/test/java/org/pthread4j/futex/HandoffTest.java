@@ -16,11 +16,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
  * Seed 003's handoff (each thread its own word: set own word 0, set the other's 1, wake it,
- * sleep while own word is 0) repeated 100,000 times: a waker that changes a word and then
+ * sleep while own word is 0) repeated 25,000 times (50,000 handoffs): a waker that changes a word and then
  * wakes must never miss a waiter that saw the old value.
  */
 class HandoffTest {
-    private static final int ROUNDS = 100_000;
+    private static final int ROUNDS = 25_000;
 
     static void op(final Futex f, final MemorySegment seg, final long self, final long other, final boolean swap) {
         Block.INT.setVolatile(seg, self, 0);
@@ -66,7 +66,7 @@ class HandoffTest {
                     failure.set(t);
                 }
             });
-            main.join(TimeUnit.SECONDS.toMillis(120));
+            main.join(TimeUnit.SECONDS.toMillis(300));
             partner.join(TimeUnit.SECONDS.toMillis(10));
             assertFalse(main.isAlive() || partner.isAlive(), "a wakeup was lost: both threads asleep on " + f.name());
             assertNull(failure.get());
@@ -82,7 +82,7 @@ class HandoffTest {
     @ParameterizedTest
     @MethodSource("org.pthread4j.testing.Backends#privateBackends")
     void wakeRacingAWaiterOnItsWayToSleepIsNotLost(final Futex f) throws Exception {
-        final int rounds = 200_000;
+        final int rounds = 100_000;
         try (Memory m = Memory.allocate(128)) {
             final MemorySegment seg = m.segment();
             final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -118,7 +118,7 @@ class HandoffTest {
                     }
                 }
             });
-            waker.join(TimeUnit.SECONDS.toMillis(120));
+            waker.join(TimeUnit.SECONDS.toMillis(300));
             waiter.join(TimeUnit.SECONDS.toMillis(5));
             assertFalse(waiter.isAlive(), "a wakeup was lost: the waiter sleeps on " + f.name()
                 + " after round " + ack.get() + " with the word at " + Block.INT.getVolatile(seg, 0L));

@@ -214,7 +214,7 @@ public final class Charts {
         plot.setDatasetRenderingOrder(DatasetRenderingOrder.FORWARD);
         ((NumberAxis) plot.getRangeAxis()).setNumberFormatOverride(compact());
         final CategoryAxis x = plot.getDomainAxis();
-        x.setMaximumCategoryLabelWidthRatio(0.45f);
+        x.setMaximumCategoryLabelWidthRatio(0.6f);
         x.setTickLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
         plot.setBackgroundPaint(Color.WHITE);
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
