@@ -69,8 +69,15 @@ public final class ParkingFutex implements Futex {
     private final int mask;
     private final boolean priorityOrder;
     private final String name;
+    private final java.util.function.Consumer<Thread> unparker;
 
     ParkingFutex(final int bucketCount, final boolean priorityOrder, final String name) {
+        this(bucketCount, priorityOrder, name, LockSupport::unpark);
+    }
+
+    /** With a given unpark action: tests record the order in which woken threads are released. */
+    ParkingFutex(final int bucketCount, final boolean priorityOrder, final String name,
+                 final java.util.function.Consumer<Thread> unparker) {
         if (bucketCount < 1 || bucketCount > (1 << 24) || Integer.bitCount(bucketCount) != 1) {
             throw new IllegalArgumentException("bucket count must be a power of two in [1, 2^24]: " + bucketCount);
         }
@@ -81,6 +88,7 @@ public final class ParkingFutex implements Futex {
         this.mask = bucketCount - 1;
         this.priorityOrder = priorityOrder;
         this.name = name;
+        this.unparker = unparker;
     }
 
     /**
@@ -296,6 +304,7 @@ public final class ParkingFutex implements Futex {
             return 0;
         }
         Waiter woken = null;
+        Waiter last = null;
         int count = 0;
         final int limit = n < 0 ? Integer.MAX_VALUE : n;
         synchronized (b) {
@@ -305,8 +314,15 @@ public final class ParkingFutex implements Futex {
                 if (w.key == key) {
                     unlink(b, w);
                     w.woken = true; // under the lock, so a cancelling waiter sees it
-                    w.next = woken; // reuse the link for the local list of threads to unpark
-                    woken = w;
+                    // Reuse the link for the local list of threads to unpark, kept in queue order
+                    // so the first in line (highest priority, or longest waiting) runs first.
+                    w.next = null;
+                    if (last == null) {
+                        woken = w;
+                    } else {
+                        last.next = w;
+                    }
+                    last = w;
                     count++;
                 }
                 w = next;
@@ -316,11 +332,12 @@ public final class ParkingFutex implements Futex {
         return count;
     }
 
-    private static void unparkAll(Waiter w) {
+    /** Releases the woken waiters, first in line first. */
+    private void unparkAll(Waiter w) {
         while (w != null) {
             final Waiter next = w.next;
             w.next = null;
-            LockSupport.unpark(w.thread);
+            unparker.accept(w.thread);
             w = next;
         }
     }
@@ -358,6 +375,7 @@ public final class ParkingFutex implements Futex {
         final Bucket first = from.index <= to.index ? from : to;
         final Bucket second = from.index <= to.index ? to : from;
         Waiter woken = null;
+        Waiter last = null;
         int wokenCount = 0;
         int moved = 0;
         synchronized (first) {
@@ -372,8 +390,13 @@ public final class ParkingFutex implements Futex {
                         unlink(from, w);
                         if (wokenCount < nWake) {
                             w.woken = true;
-                            w.next = woken;
-                            woken = w;
+                            w.next = null;
+                            if (last == null) {
+                                woken = w;
+                            } else {
+                                last.next = w;
+                            }
+                            last = w;
                             wokenCount++;
                         } else {
                             w.key = key2;
