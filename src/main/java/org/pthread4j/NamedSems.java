@@ -206,7 +206,12 @@ final class NamedSems {
         for (;;) {
             final Object before;
             try {
-                before = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+                final BasicFileAttributes attrs = Files.readAttributes(path, BasicFileAttributes.class,
+                    LinkOption.NOFOLLOW_LINKS);
+                if (attrs.isSymbolicLink()) {
+                    throw new ErrnoException(Errno.ELOOP, path + " is a symbolic link (O_NOFOLLOW)");
+                }
+                before = attrs.fileKey();
             } catch (final NoSuchFileException e) {
                 return null;
             } catch (final IOException e) {
@@ -317,8 +322,8 @@ final class NamedSems {
         if (e instanceof AccessDeniedException) {
             return Errno.EACCES;
         }
-        if (e instanceof FileSystemException fse && fse.getReason() != null) {
-            final String reason = fse.getReason();
+        final String reason = e instanceof FileSystemException fse ? fse.getReason() : e.getMessage();
+        if (reason != null) {
             if (reason.contains("symbolic link")) {
                 return Errno.ELOOP;
             }
