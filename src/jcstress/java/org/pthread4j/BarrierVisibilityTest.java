@@ -7,7 +7,7 @@ import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.IIII_Result;
-import org.pthread4j.memory.Memory;
+import org.pthread4j.memory.Block;
 
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
@@ -23,8 +23,8 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 @Outcome(expect = FORBIDDEN, desc = "a write before the barrier was missed, or not exactly one serial thread")
 @State
 public class BarrierVisibilityTest {
-    private final Memory memory = Memory.allocate(BarrierLayout.SIZE);
-    private final Barrier barrier = new Barrier(memory.block(0, BarrierLayout.SIZE, BarrierLayout.ALIGNMENT), 2);
+    private final Block block = StressBlocks.take();
+    private final Barrier barrier = new Barrier(block, 2);
     private int a;
     private int b;
 
@@ -44,6 +44,6 @@ public class BarrierVisibilityTest {
 
     @Arbiter
     public void close() {
-        memory.close();
+        StressBlocks.give(block);
     }
 }

@@ -7,7 +7,7 @@ import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.III_Result;
-import org.pthread4j.memory.Memory;
+import org.pthread4j.memory.Block;
 
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
@@ -22,8 +22,8 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 @Outcome(expect = FORBIDDEN, desc = "ran twice, or a caller returned without seeing the initializer's write")
 @State
 public class OncePublicationTest {
-    private final Memory memory = Memory.allocate(OnceLayout.SIZE);
-    private final Once once = new Once(memory.word(0));
+    private final Block block = StressBlocks.take();
+    private final Once once = new Once(block);
     private int data;
     private int runs;
     private final Runnable init = () -> {
@@ -46,6 +46,6 @@ public class OncePublicationTest {
     @Arbiter
     public void count(final III_Result r) {
         r.r3 = runs;
-        memory.close();
+        StressBlocks.give(block);
     }
 }

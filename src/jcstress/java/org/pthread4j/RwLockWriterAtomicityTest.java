@@ -8,7 +8,7 @@ import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.II_Result;
 import org.pthread4j.futex.Futexes;
-import org.pthread4j.memory.Memory;
+import org.pthread4j.memory.Block;
 
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
@@ -23,9 +23,8 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 @Outcome(expect = FORBIDDEN, desc = "the reader saw half a write: exclusion or publication is broken")
 @State
 public class RwLockWriterAtomicityTest {
-    private final Memory memory = Memory.allocate(RwLockLayout.SIZE);
-    private final RwLock lock = new RwLock(memory.block(0, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT),
-        RwLockAttr.privateOn(Futexes.linux()));
+    private final Block block = StressBlocks.take();
+    private final RwLock lock = new RwLock(block, RwLockAttr.privateOn(Futexes.linux()));
     private int x;
     private int y;
 
@@ -47,6 +46,6 @@ public class RwLockWriterAtomicityTest {
 
     @Arbiter
     public void close() {
-        memory.close();
+        StressBlocks.give(block);
     }
 }

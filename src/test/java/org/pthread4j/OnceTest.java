@@ -8,6 +8,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.pthread4j.futex.Futex;
 import org.pthread4j.memory.Block;
 import org.pthread4j.memory.Memory;
+import org.pthread4j.testing.Sleepers;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -198,7 +199,7 @@ class OnceTest {
                 return ob.run(() -> fail("runs on the other mapping"));
             });
             Spawn.until("waiter asleep", () -> ob.state() == OnceLayout.RUNNING_WAITERS
-                && Asleep.inFutex(waiter.thread(), tid[0]));
+                && Sleepers.isAsleep(waiter.thread(), tid[0], ob.block().address(OnceLayout.CONTROL)));
             release.countDown();
             assertEquals(0, runner.get());
             assertEquals(0, waiter.get());

@@ -9,6 +9,7 @@ import org.pthread4j.futex.Futex;
 import org.pthread4j.futex.Futexes;
 import org.pthread4j.memory.Block;
 import org.pthread4j.memory.Memory;
+import org.pthread4j.testing.Sleepers;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -171,7 +172,7 @@ class SemTest {
             return s.await();
         });
         Spawn.until("waiter asleep in the futex", () -> s.waiterCount() == 1 && s.hasWaitersBit()
-            && Asleep.inFutex(w.thread(), tid[0]));
+            && Sleepers.isAsleep(w.thread(), tid[0], s.block().address(SemLayout.VALUE)));
         // Simulate the delayed post's first half: bit cleared, no wake issued, no permit yet.
         s.block().getAndAnd(SemLayout.VALUE, SemLayout.SEM_VALUE_MAX);
         assertFalse(w.isDone());
