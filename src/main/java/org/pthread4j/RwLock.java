@@ -79,6 +79,7 @@ public final class RwLock {
      * @throws IllegalArgumentException when the block is too small or misaligned
      */
     public RwLock(final Block block, final RwLockAttr attr) {
+        // src/thread/pthread_rwlock_init.c
         RwLockLayout.checkBlock(block);
         final RwLockAttr a = attr != null ? attr : RwLockAttr.DEFAULT;
         this.block = block;
@@ -160,6 +161,7 @@ public final class RwLock {
      * @return 0; EBUSY when write-locked; EAGAIN when the reader count is at its limit
      */
     public int tryrdlock() {
+        // src/thread/pthread_rwlock_tryrdlock.c
         int val;
         do {
             val = block.get(LOCK);
@@ -207,6 +209,7 @@ public final class RwLock {
      *     the call would sleep)
      */
     public int timedrdlock(final int clock, final Timespec at, final boolean interruptible) {
+        // src/thread/pthread_rwlock_timedrdlock.c (rdlock.c calls it without a deadline)
         int r = tryrdlock();
         if (r != Errno.EBUSY) {
             return r;
@@ -238,6 +241,7 @@ public final class RwLock {
      * @return 0, or EBUSY when readers or a writer hold it
      */
     public int trywrlock() {
+        // src/thread/pthread_rwlock_trywrlock.c
         return block.cas(LOCK, 0, WRITE_LOCKED) != 0 ? Errno.EBUSY : 0;
     }
 
@@ -274,6 +278,7 @@ public final class RwLock {
      *     would sleep)
      */
     public int timedwrlock(final int clock, final Timespec at, final boolean interruptible) {
+        // src/thread/pthread_rwlock_timedwrlock.c (wrlock.c calls it without a deadline)
         int r = trywrlock();
         if (r != Errno.EBUSY) {
             return r;
@@ -328,6 +333,7 @@ public final class RwLock {
      *     word; this port refuses it and leaves the word unchanged)
      */
     public int unlock() {
+        // src/thread/pthread_rwlock_unlock.c
         int val;
         int cnt;
         int waiters;
