@@ -200,7 +200,9 @@ public final class RwLock {
 
     /**
      * Takes a read lock, sleeping while a writer holds it, until the deadline on {@code clock}
-     * or, if {@code interruptible}, an interrupt (the interrupt status is left set).
+     * or, if {@code interruptible}, an interrupt (the interrupt status is left set). Like musl's
+     * rwlock functions this is no cancellation point: a lock that can be taken at once is taken
+     * even when an interrupt is pending.
      *
      * @param clock         {@link Timespec#CLOCK_REALTIME} or {@link Timespec#CLOCK_MONOTONIC}
      * @param at            the absolute deadline, or null for none
@@ -269,7 +271,7 @@ public final class RwLock {
     /**
      * Takes the write lock, sleeping while anyone holds it, until the deadline on
      * {@code clock} or, if {@code interruptible}, an interrupt (the interrupt status is left
-     * set).
+     * set). A lock that can be taken at once is taken even when an interrupt is pending.
      *
      * @param clock         {@link Timespec#CLOCK_REALTIME} or {@link Timespec#CLOCK_MONOTONIC}
      * @param at            the absolute deadline, or null for none
