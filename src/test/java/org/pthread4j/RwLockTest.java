@@ -292,6 +292,12 @@ class RwLockTest {
         assertEquals(0, rw.word() & RwLockLayout.COUNT_MASK);
         assertEquals(0, rw.wrlock());
         assertEquals(0, rw.unlock());
+        // No cancellation point: a free lock is taken although an interrupt is pending.
+        final Spawn.Running<Integer> pending = Spawn.call(() -> {
+            Thread.currentThread().interrupt();
+            return rw.timedwrlock(Timespec.CLOCK_MONOTONIC, null, true) | rw.unlock();
+        });
+        assertEquals(0, pending.get());
     }
 
     @ParameterizedTest
