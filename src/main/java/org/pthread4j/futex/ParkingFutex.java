@@ -158,6 +158,10 @@ public final class ParkingFutex implements Futex {
         final Thread self = Thread.currentThread();
         final Waiter w = new Waiter(self, priorityOrder ? self.getPriority() : 0);
         synchronized (b) {
+            // Count this waiter before reading the word, as the kernel's hb_waiters_inc does: a
+            // waker changes the word and then reads the count without the lock, so a count raised
+            // after the word was read could be missed and the wake lost.
+            b.waiters = b.waiters + 1;
             final int now;
             if (set) {
                 now = (int) Block.INT.compareAndExchange(seg, off, val, val2);
@@ -165,13 +169,14 @@ public final class ParkingFutex implements Futex {
                 now = (int) Block.INT.getVolatile(seg, off);
             }
             if (now != val && (!set || now != val2)) {
+                b.waiters = b.waiters - 1;
                 if (wakeSeg == null) {
                     return Errno.EAGAIN;
                 }
                 w.woken = true;
             } else {
                 w.key = key;
-                enqueue(b, w);
+                link(b, w);
             }
         }
         if (wakeSeg != null) {
@@ -231,6 +236,12 @@ public final class ParkingFutex implements Futex {
     }
 
     private void enqueue(final Bucket b, final Waiter w) {
+        link(b, w);
+        b.waiters = b.waiters + 1;
+    }
+
+    /** Links a waiter into a bucket's queue without counting it. */
+    private void link(final Bucket b, final Waiter w) {
         w.bucket = b;
         Waiter after = b.tail;
         if (priorityOrder) {
@@ -250,7 +261,6 @@ public final class ParkingFutex implements Futex {
         } else {
             b.head = w;
         }
-        b.waiters = b.waiters + 1;
     }
 
     private static void unlink(final Bucket b, final Waiter w) {
