@@ -245,7 +245,8 @@ public final class Cond {
      */
     public int timedwait(final Mutex mutex, final Timespec deadline, final boolean interruptible) {
         final Block m = mutex.block();
-        if ((mutex.type() & 15) != 0 && (m.get(MutexLayout.LOCK) & Integer.MAX_VALUE) != ThreadIds.current()) {
+        if ((mutex.type() & MutexLayout.OWNER_TRACKED_MASK) != 0
+            && (m.get(MutexLayout.LOCK) & Integer.MAX_VALUE) != ThreadIds.current()) {
             return Errno.EPERM;
         }
         if (deadline != null && !deadline.isValid()) {

@@ -275,6 +275,7 @@ class CondTest {
             unlock(fx.mutex);
             crew.join();
             assertEquals(n, released.get());
+            assertEquals(0, fx.mutex.waiterCount(), "the group's raise of _m_waiters was not undone");
             if (!flavor.pshared()) {
                 assertEquals(0, counting.wideWakeCalls(), "a wake asked for more than one thread: " + counting);
                 assertTrue(counting.maxWokenByOneCall() <= 1, "one call woke several threads: " + counting);
