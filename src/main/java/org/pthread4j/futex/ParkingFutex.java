@@ -158,9 +158,8 @@ public final class ParkingFutex implements Futex {
         final Thread self = Thread.currentThread();
         final Waiter w = new Waiter(self, priorityOrder ? self.getPriority() : 0);
         synchronized (b) {
-            // Count this waiter before reading the word, as the kernel's hb_waiters_inc does: a
-            // waker changes the word and then reads the count without the lock, so a count raised
-            // after the word was read could be missed and the wake lost.
+            // Count first, then read the word: with the waker's "write word, then read count"
+            // (both volatile) one side always sees the other, so a wake is never skipped.
             b.waiters = b.waiters + 1;
             final int now;
             if (set) {
@@ -176,7 +175,7 @@ public final class ParkingFutex implements Futex {
                 w.woken = true;
             } else {
                 w.key = key;
-                link(b, w);
+                enqueue(b, w);
             }
         }
         if (wakeSeg != null) {
@@ -235,13 +234,8 @@ public final class ParkingFutex implements Futex {
         }
     }
 
+    /** Links a waiter into a bucket's queue; the caller has counted it in {@code b.waiters}. */
     private void enqueue(final Bucket b, final Waiter w) {
-        link(b, w);
-        b.waiters = b.waiters + 1;
-    }
-
-    /** Links a waiter into a bucket's queue without counting it. */
-    private void link(final Bucket b, final Waiter w) {
         w.bucket = b;
         Waiter after = b.tail;
         if (priorityOrder) {
@@ -366,6 +360,7 @@ public final class ParkingFutex implements Futex {
                             wokenCount++;
                         } else {
                             w.key = key2;
+                            to.waiters = to.waiters + 1;
                             enqueue(to, w);
                             moved++;
                         }
