@@ -57,10 +57,29 @@ import static org.pthread4j.CondLayout.*;
  *     every unlock wakes. The requeuer also sets the mutex's waiters bit so its own unlock wakes.
  *     Plain {@code FUTEX_REQUEUE} suffices: the barrier is set to 0 before the requeue, so a waiter
  *     that had not yet slept sees 0 and does not sleep.</li>
- * <li><em>Requeue impossible.</em> When the mutex is process-shared, or uses another futex backend
- *     than the condvar, the successor is woken instead of requeued (one futex call cannot move a
- *     waiter between a private and a shared key, or between two backends).</li>
+ * <li><em>Requeue impossible.</em> When the mutex is process-shared or robust (a robust mutex
+ *     sleeps under shared keys, because the kernel's owner-death wake is shared), or uses another
+ *     futex backend than the condvar, the successor is woken instead of requeued (one futex call
+ *     cannot move a waiter between a private and a shared key, or between two backends).</li>
  * </ul>
+ *
+ * <p><b>One deliberate difference from musl: the oldest waiter is requeued too.</b> musl's signal
+ * wakes the oldest signaled waiter. A signaler usually still holds the mutex, so that waiter wakes,
+ * finds the mutex held, and sleeps again on the mutex until the signaler unlocks: two sleeps and
+ * two wakeups per handoff (measured: 1.8 barrier sleeps plus 1.5 mutex sleeps per round trip of two
+ * threads alternating). Here, when the oldest waiter's mutex is locked (by anyone but that waiter)
+ * and can take a requeue, signal moves the waiter onto the mutex's futex word, still asleep, just as
+ * musl moves every later member of a group: the mutex's next unlock wakes it once, when it can run
+ * (as {@code java.util.concurrent}'s condition moves its waiters to the lock's queue). The signaler
+ * first raises the mutex's {@code _m_waiters} on the waiter's behalf (the waiter, the oldest of its
+ * group, then does not raise it again; the newest lowers it, as in musl), then sets bit 31 while
+ * the word is locked, releases the barrier and requeues; an unlock that slipped in between is
+ * caught by reading the word after the requeue and waking the mutex if it is free. When the mutex
+ * is free, musl's wake is used. Measured on two threads alternating: 2 to 5 times the round trips.
+ * The cost: while the requeued waiter is counted, every unlock of the mutex issues a futex wake
+ * (musl's mutex wakes whenever {@code _m_waiters} is nonzero), which a thread relocking the mutex in
+ * a tight loop pays as one syscall per unlock on the kernel backend. The system property
+ * {@value #REQUEUE_FIRST_PROPERTY} = {@code false} restores musl's wake.
  *
  * <p><b>Where the private state lives.</b> The block keeps musl's layout: {@code _c_shared} = 0,
  * {@code _c_clock}, and {@code _c_lock}, the futex word every list change is made under. The list
@@ -101,6 +120,15 @@ import static org.pthread4j.CondLayout.*;
 public final class Cond {
     /** Bounded spin of musl's {@code __wait} before sleeping. */
     private static final int SPINS = 100;
+    /** The system property that turns {@link #REQUEUE_FIRST} off. */
+    public static final String REQUEUE_FIRST_PROPERTY = "pthread4j.cond.requeueFirst";
+    /**
+     * Whether signal and broadcast requeue the oldest waiter onto its mutex when that mutex is
+     * locked, instead of waking it as musl does (see the class overview). Set the system property
+     * {@code pthread4j.cond.requeueFirst} to {@code false} for musl's exact behaviour.
+     */
+    public static final boolean REQUEUE_FIRST =
+        !"false".equalsIgnoreCase(System.getProperty(REQUEUE_FIRST_PROPERTY));
 
     private final Block block;
     private final MemorySegment seg;
@@ -269,6 +297,8 @@ public final class Cond {
         Block.INT.setVolatile(w, (long) NODE_BARRIER, CONTENDED);
         Block.INT.setVolatile(w, (long) NODE_STATE, WAITING);
         node.notify = null;
+        node.mutex = mutex;
+        node.counted = false;
         node.prev = null;
         node.next = head;
         setHead(node);
@@ -326,7 +356,7 @@ public final class Cond {
         }
 
         final Block m = mutex.block();
-        if (node.next == null) {
+        if (node.next == null && !node.counted) {
             m.getAndAdd(MutexLayout.WAITERS, 1);
         }
         final Node successor = node.prev;
@@ -470,9 +500,74 @@ public final class Cond {
             }
         }
         if (first != null) {
-            unlock(first.words, NODE_BARRIER);
+            release(first);
         }
         return 0;
+    }
+
+    /**
+     * Lets the oldest signaled waiter go ({@code unlock(&first->barrier)} in musl): requeued onto
+     * its mutex when that is locked, woken otherwise (see the class overview).
+     *
+     * <p>Why no wakeup is lost: the mutex's waiter count is raised first, on the waiter's behalf
+     * (the waiter, as the oldest of its group, then does not raise it again, and the newest
+     * lowers it as in musl). Bit 31 is then set while the word is nonzero, so the first unlock
+     * after it wakes a sleeper; later unlocks wake because of the count. If the word was 0, or
+     * names the waiter itself (a recursive mutex it still holds), nothing is moved: the count is
+     * lowered again and the waiter is woken as musl does. An unlock that slipped in between
+     * setting the bit and the requeue is caught by reading the word after the requeue: if it is
+     * 0, wake one sleeper of the mutex.
+     */
+    private void release(final Node first) {
+        final Mutex mx = first.mutex;
+        if (REQUEUE_FIRST && mx.priv() && mx.futex() == futex) {
+            final Block mb = mx.block();
+            mb.getAndAdd(MutexLayout.WAITERS, 1);
+            if (markContended(mx, mb, first.owner)) {
+                first.counted = true;
+                if ((int) Block.INT.getAndSet(first.words, (long) NODE_BARRIER, UNLOCKED) == CONTENDED) {
+                    final MemorySegment ms = mb.segment();
+                    if (futex.requeue(first.words, NODE_BARRIER, 0, 1, ms, MutexLayout.LOCK, true) < 0) {
+                        futex.wake(first.words, NODE_BARRIER, 1, true);
+                    } else if (unlockedSince(ms)) {
+                        futex.wake(ms, MutexLayout.LOCK, 1, true);
+                    }
+                }
+                return;
+            }
+            mb.getAndAdd(MutexLayout.WAITERS, -1);
+        }
+        unlock(first.words, NODE_BARRIER);
+    }
+
+    /**
+     * Sets bit 31 of a locked mutex's word.
+     *
+     * @return false when the word is 0 (unlocked) or the owner-tracked owner is {@code waiter}
+     */
+    private static boolean markContended(final Mutex mx, final Block mb, final int waiter) {
+        final boolean tracked = (mx.type() & MutexLayout.OWNER_TRACKED_MASK) != 0;
+        for (;;) {
+            final int v = mb.get(MutexLayout.LOCK);
+            if (v == 0 || (tracked && (v & MutexLayout.OWNER_MASK) == waiter)) {
+                return false;
+            }
+            if (v < 0 || mb.cas(MutexLayout.LOCK, v, v | MutexLayout.WAITERS_BIT) == v) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Whether a mutex whose word had bit 31 set became unlocked meanwhile. The waiter may have run,
+     * returned and had its mutex freed by now; the word is then unreadable and nobody needs a wake.
+     */
+    private static boolean unlockedSince(final MemorySegment mutexSegment) {
+        try {
+            return (int) Block.INT.getVolatile(mutexSegment, (long) MutexLayout.LOCK) == 0;
+        } catch (final IllegalStateException closed) {
+            return false;
+        }
     }
 
     /**
@@ -592,9 +687,16 @@ public final class Cond {
         Node next;
         /** The signaler whose {@code ref} counts this node as LEAVING, or null. */
         Node notify;
+        /** The mutex the waiting thread will relock. */
+        Mutex mutex;
+        /** Set by a signaler that raised the mutex's waiter count on this waiter's behalf. */
+        boolean counted;
+        /** The thread's owner id, as an owner-tracked mutex records it. */
+        final int owner;
 
         private Node(final MemorySegment words) {
             this.words = words;
+            this.owner = ThreadIds.current();
         }
 
         static Node current() {
@@ -605,6 +707,7 @@ public final class Cond {
             prev = null;
             next = null;
             notify = null;
+            mutex = null;
         }
     }
 

@@ -279,10 +279,71 @@ class CondTest {
             if (!flavor.pshared()) {
                 assertEquals(0, counting.wideWakeCalls(), "a wake asked for more than one thread: " + counting);
                 assertTrue(counting.maxWokenByOneCall() <= 1, "one call woke several threads: " + counting);
-                assertEquals(n - 1, counting.requeueCalls(), "one requeue per handoff: " + counting);
+                // The broadcaster holds the mutex: every waiter, the oldest included, is requeued onto it.
+                assertEquals(Cond.REQUEUE_FIRST ? n : n - 1, counting.requeueCalls(), "one requeue per handoff: " + counting);
                 assertTrue(counting.wakeCalls() + counting.requeueCalls() <= 4L * n,
                     "futex wakes are not O(1) per handoff: " + counting);
             }
+        }
+    }
+
+    /**
+     * Signals sent without holding the mutex while other threads keep locking and unlocking it:
+     * the oldest waiter is requeued onto a mutex some other thread holds, and unlocks race with the
+     * requeue. Every token must still be consumed.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("flavors")
+    void signalsRacingWithOtherLockersOfTheMutexLoseNoWakeup(final Flavor flavor) throws Exception {
+        final int consumers = 2;
+        final int perConsumer = 2000;
+        try (Fixture fx = new Fixture(flavor, MutexLayout.NORMAL, Timespec.CLOCK_REALTIME, flavor.futex())) {
+            final boolean[] stop = new boolean[1];
+            final AtomicInteger consumed = new AtomicInteger();
+            final Crew crew = new Crew();
+            for (int i = 0; i < consumers; i++) {
+                crew.start("consumer-" + i, () -> {
+                    for (int k = 0; k < perConsumer; k++) {
+                        lock(fx.mutex);
+                        while (fx.tokens == 0) {
+                            assertEquals(0, fx.cond.wait(fx.mutex));
+                        }
+                        fx.tokens--;
+                        unlock(fx.mutex);
+                        consumed.incrementAndGet();
+                    }
+                });
+            }
+            crew.start("churner", () -> {
+                boolean done;
+                do {
+                    lock(fx.mutex);
+                    done = stop[0];
+                    unlock(fx.mutex);
+                } while (!done);
+            });
+            for (int k = 0; k < consumers * perConsumer; k++) {
+                lock(fx.mutex);
+                fx.tokens++;
+                unlock(fx.mutex);
+                assertEquals(0, fx.cond.signal());
+                if ((k & 15) == 0) {
+                    Thread.yield();
+                }
+            }
+            final long end = System.nanoTime() + LIVENESS.toNanos();
+            while (consumed.get() < consumers * perConsumer) {
+                if (System.nanoTime() > end) {
+                    fail("only " + consumed.get() + " of " + consumers * perConsumer + " tokens consumed: a wakeup was lost");
+                }
+                LockSupport.parkNanos(1_000_000);
+            }
+            lock(fx.mutex);
+            stop[0] = true;
+            unlock(fx.mutex);
+            crew.join();
+            assertEquals(0, fx.tokens);
+            assertEquals(0, fx.mutex.waiterCount(), "a raise of _m_waiters was not undone");
         }
     }
 
