@@ -347,6 +347,107 @@ class CondTest {
         }
     }
 
+    /**
+     * musl's LEAVING race, made deterministic: W1, L, W3 wait (oldest first); L times out and,
+     * about to unlink itself, is held up on {@code _c_lock}; a broadcast walks past L (LEAVING)
+     * and signals W1 and W3. The broadcast must wait until L has unlinked before it releases W1:
+     * otherwise W1 reads its stale successor (L), hands off to L, and W3 is never released.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("privateFlavors")
+    void broadcastWaitsForALeavingWaiterToUnlinkBeforeReleasingTheGroup(final Flavor flavor) throws Exception {
+        final java.util.concurrent.CountDownLatch leaverStalled = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.CountDownLatch broadcasterAsleep = new java.util.concurrent.CountDownLatch(1);
+        final Thread[] leaver = new Thread[1];
+        final Thread[] broadcaster = new Thread[1];
+        final long[] condLock = new long[1];
+        final Futex base = flavor.futex();
+        final Futex stalling = new Futex() {
+            private final AtomicInteger stalls = new AtomicInteger();
+
+            @Override
+            public int timedWait(final java.lang.foreign.MemorySegment seg, final long off, final int val,
+                                 final boolean priv, final int clock, final Timespec deadline, final boolean intr) {
+                if (seg.address() + off == condLock[0]) {
+                    if (Thread.currentThread() == leaver[0] && stalls.getAndIncrement() == 0) {
+                        leaverStalled.countDown();
+                        LockSupport.parkNanos(300_000_000L); // L is slow to take _c_lock and unlink
+                    } else if (Thread.currentThread() == broadcaster[0]) {
+                        broadcasterAsleep.countDown();
+                    }
+                }
+                return base.timedWait(seg, off, val, priv, clock, deadline, intr);
+            }
+
+            @Override
+            public int wake(final java.lang.foreign.MemorySegment seg, final long off, final int n, final boolean priv) {
+                return base.wake(seg, off, n, priv);
+            }
+
+            @Override
+            public int requeue(final java.lang.foreign.MemorySegment seg, final long off, final int nWake,
+                               final int nRequeue, final java.lang.foreign.MemorySegment seg2, final long off2,
+                               final boolean priv) {
+                return base.requeue(seg, off, nWake, nRequeue, seg2, off2, priv);
+            }
+
+            @Override
+            public int cmpRequeue(final java.lang.foreign.MemorySegment seg, final long off, final int nWake,
+                                  final int nRequeue, final java.lang.foreign.MemorySegment seg2, final long off2,
+                                  final int val, final boolean priv) {
+                return base.cmpRequeue(seg, off, nWake, nRequeue, seg2, off2, val, priv);
+            }
+
+            @Override
+            public boolean supportsShared() {
+                return base.supportsShared();
+            }
+
+            @Override
+            public String name() {
+                return "stalling-" + base.name();
+            }
+        };
+        try (Fixture fx = new Fixture(flavor, MutexLayout.NORMAL, Timespec.CLOCK_MONOTONIC, stalling)) {
+            final Block cb = fx.cond.block();
+            condLock[0] = cb.address(CondLayout.LOCK);
+            final Crew crew = new Crew();
+            crew.start("W1", () -> waitForFlag(fx));
+            awaitWaiters(fx.cond, 1);
+            final Timespec soon = Timespec.after(Timespec.CLOCK_MONOTONIC, 1, TimeUnit.SECONDS);
+            leaver[0] = crew.start("L", () -> {
+                lock(fx.mutex);
+                int r;
+                do {
+                    r = fx.cond.timedwait(fx.mutex, soon);
+                } while (r == 0 && fx.flag == 0);
+                assertEquals(Errno.ETIMEDOUT, r);
+                unlock(fx.mutex);
+            });
+            awaitWaiters(fx.cond, 2);
+            crew.start("W3", () -> waitForFlag(fx));
+            awaitWaiters(fx.cond, 3);
+            // Hold _c_lock as a signaler would, so that L, timed out and LEAVING, must wait for it.
+            final long end = System.nanoTime() + LIVENESS.toNanos();
+            while (cb.cas(CondLayout.LOCK, CondLayout.UNLOCKED, CondLayout.LOCKED) != CondLayout.UNLOCKED) {
+                assertTrue(System.nanoTime() < end, "_c_lock never came free");
+                Thread.onSpinWait();
+            }
+            assertTrue(leaverStalled.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "L never waited for _c_lock");
+            lock(fx.mutex);
+            fx.flag = 1;
+            unlock(fx.mutex);
+            broadcaster[0] = crew.start("broadcaster", () -> assertEquals(0, fx.cond.broadcast()));
+            assertTrue(broadcasterAsleep.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS));
+            // Hand _c_lock to the broadcaster (the only sleeper: L is still held up): it walks past L.
+            if (cb.getAndSet(CondLayout.LOCK, CondLayout.UNLOCKED) == CondLayout.CONTENDED) {
+                base.wake(cb.segment(), CondLayout.LOCK, 1, true);
+            }
+            crew.join();
+            assertEquals(0, fx.cond.waiterCount());
+        }
+    }
+
     /** Where the mutex uses another backend than the condvar, successors are woken instead of requeued. */
     @Test
     void successorIsWokenWhenTheMutexUsesAnotherBackend() throws Exception {
