@@ -59,6 +59,17 @@ final class MutexTestSupport {
             .map(k -> Arguments.of(f, k)));
     }
 
+    /** @return every private backend times the three kinds */
+    static Stream<Arguments> privateKindArgs() {
+        return Backends.privateBackends().flatMap(f -> Stream.of(MutexAttr.NORMAL, MutexAttr.RECURSIVE,
+            MutexAttr.ERRORCHECK).map(k -> Arguments.of(f, k)));
+    }
+
+    /** @return the three kinds */
+    static Stream<Integer> kinds() {
+        return Stream.of(MutexAttr.NORMAL, MutexAttr.RECURSIVE, MutexAttr.ERRORCHECK);
+    }
+
     static String kindName(final int kind) {
         return List.of("NORMAL", "RECURSIVE", "ERRORCHECK").get(kind);
     }
