@@ -358,8 +358,6 @@ class CondTest {
     void broadcastWaitsForALeavingWaiterToUnlinkBeforeReleasingTheGroup(final Flavor flavor) throws Exception {
         final java.util.concurrent.CountDownLatch leaverStalled = new java.util.concurrent.CountDownLatch(1);
         final java.util.concurrent.CountDownLatch broadcasterAsleep = new java.util.concurrent.CountDownLatch(1);
-        final Thread[] leaver = new Thread[1];
-        final Thread[] broadcaster = new Thread[1];
         final long[] condLock = new long[1];
         final Futex base = flavor.futex();
         final Futex stalling = new Futex() {
@@ -369,10 +367,11 @@ class CondTest {
             public int timedWait(final java.lang.foreign.MemorySegment seg, final long off, final int val,
                                  final boolean priv, final int clock, final Timespec deadline, final boolean intr) {
                 if (seg.address() + off == condLock[0]) {
-                    if (Thread.currentThread() == leaver[0] && stalls.getAndIncrement() == 0) {
+                    final String who = Thread.currentThread().getName();
+                    if (who.equals("L") && stalls.getAndIncrement() == 0) {
                         leaverStalled.countDown();
                         LockSupport.parkNanos(300_000_000L); // L is slow to take _c_lock and unlink
-                    } else if (Thread.currentThread() == broadcaster[0]) {
+                    } else if (who.equals("broadcaster")) {
                         broadcasterAsleep.countDown();
                     }
                 }
@@ -415,7 +414,7 @@ class CondTest {
             crew.start("W1", () -> waitForFlag(fx));
             awaitWaiters(fx.cond, 1);
             final Timespec soon = Timespec.after(Timespec.CLOCK_MONOTONIC, 1, TimeUnit.SECONDS);
-            leaver[0] = crew.start("L", () -> {
+            crew.start("L", () -> {
                 lock(fx.mutex);
                 int r;
                 do {
@@ -437,7 +436,7 @@ class CondTest {
             lock(fx.mutex);
             fx.flag = 1;
             unlock(fx.mutex);
-            broadcaster[0] = crew.start("broadcaster", () -> assertEquals(0, fx.cond.broadcast()));
+            crew.start("broadcaster", () -> assertEquals(0, fx.cond.broadcast()));
             assertTrue(broadcasterAsleep.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS));
             // Hand _c_lock to the broadcaster (the only sleeper: L is still held up): it walks past L.
             if (cb.getAndSet(CondLayout.LOCK, CondLayout.UNLOCKED) == CondLayout.CONTENDED) {
