@@ -25,12 +25,28 @@ import static org.pthread4j.CondLayout.*;
  * of the condvar's list under the condvar's own lock word {@code _c_lock}, unlocks the mutex, and
  * sleeps on <em>its own</em> barrier. {@code signal} and {@code broadcast} take {@code _c_lock},
  * walk from the tail (the oldest waiter, so wakeups are FIFO) turning WAITING nodes into SIGNALED
- * with one CAS each, cut the walked part off the list, release {@code _c_lock}, and then unlock
- * the barrier of the oldest signaled node: one futex wake, however many were signaled. That
- * waiter relocks the mutex and only then releases its successor's barrier, and instead of waking
- * it, <em>requeues</em> it onto the mutex's futex word ({@code FUTEX_REQUEUE}, wake 0, move 1): the
- * successor sleeps on until an ordinary mutex unlock wakes it. A broadcast to N waiters therefore
- * never stampedes the mutex: at any moment at most one member of the group competes for it.
+ * with one CAS each, cut the walked part off the list, release {@code _c_lock}, and then release
+ * the barrier of the oldest signaled node only. That waiter relocks the mutex and only then
+ * releases its successor's barrier, and instead of waking it, <em>requeues</em> it onto the
+ * mutex's futex word ({@code FUTEX_REQUEUE}, wake 0, move 1): the successor sleeps on until an
+ * ordinary mutex unlock wakes it. A broadcast to N waiters therefore never stampedes the mutex: at
+ * any moment at most one member of the group competes for it.
+ *
+ * <p><b>The one deliberate difference from musl</b> is how the oldest is released. musl wakes it;
+ * but the signaler usually still holds the mutex, so the waiter wakes, finds the mutex held and
+ * sleeps a second time, on the mutex (measured: 3.3 sleeps per round trip of two threads taking
+ * turns, where 2 suffice). Here, when the oldest waiter's mutex is locked (by anyone but that
+ * waiter) and can take a requeue, the oldest is requeued onto it like every later member, so the
+ * signaler's unlock wakes it once, when it can have the mutex; this is what
+ * {@code java.util.concurrent}'s conditions do by moving waiters to the lock's queue. The
+ * signaler raises {@code _m_waiters} on the waiter's behalf (the oldest then does not raise it
+ * again; the newest lowers it, as in musl), sets bit 31 while the word is locked, releases the
+ * barrier and requeues; an unlock that slipped in before the requeue is caught by reading the word
+ * afterwards and waking the mutex if it is free. A free mutex gets musl's wake. The cost: while
+ * the requeued waiter is counted, every unlock of the mutex wakes (musl's mutex wakes whenever
+ * {@code _m_waiters} is nonzero), one syscall per unlock on the kernel backend for a thread that
+ * relocks the mutex in a tight loop. {@value #REQUEUE_FIRST_PROPERTY}{@code =false} restores
+ * musl's wake.
  *
  * <p>The races this closes:
  * <ul>
@@ -62,24 +78,6 @@ import static org.pthread4j.CondLayout.*;
  *     futex backend than the condvar, the successor is woken instead of requeued (one futex call
  *     cannot move a waiter between a private and a shared key, or between two backends).</li>
  * </ul>
- *
- * <p><b>One deliberate difference from musl: the oldest waiter is requeued too.</b> musl's signal
- * wakes the oldest signaled waiter. A signaler usually still holds the mutex, so that waiter wakes,
- * finds the mutex held, and sleeps again on the mutex until the signaler unlocks: two sleeps and
- * two wakeups per handoff (measured: 1.8 barrier sleeps plus 1.5 mutex sleeps per round trip of two
- * threads alternating). Here, when the oldest waiter's mutex is locked (by anyone but that waiter)
- * and can take a requeue, signal moves the waiter onto the mutex's futex word, still asleep, just as
- * musl moves every later member of a group: the mutex's next unlock wakes it once, when it can run
- * (as {@code java.util.concurrent}'s condition moves its waiters to the lock's queue). The signaler
- * first raises the mutex's {@code _m_waiters} on the waiter's behalf (the waiter, the oldest of its
- * group, then does not raise it again; the newest lowers it, as in musl), then sets bit 31 while
- * the word is locked, releases the barrier and requeues; an unlock that slipped in between is
- * caught by reading the word after the requeue and waking the mutex if it is free. When the mutex
- * is free, musl's wake is used. Measured on two threads alternating: 2 to 5 times the round trips.
- * The cost: while the requeued waiter is counted, every unlock of the mutex issues a futex wake
- * (musl's mutex wakes whenever {@code _m_waiters} is nonzero), which a thread relocking the mutex in
- * a tight loop pays as one syscall per unlock on the kernel backend. The system property
- * {@value #REQUEUE_FIRST_PROPERTY} = {@code false} restores musl's wake.
  *
  * <p><b>Where the private state lives.</b> The block keeps musl's layout: {@code _c_shared} = 0,
  * {@code _c_clock}, and {@code _c_lock}, the futex word every list change is made under. The list
@@ -142,7 +140,7 @@ public final class Cond {
     private Node tail;
 
     /**
-     * Initializes a condvar in {@code block} ({@code pthread_cond_init}): zeroes it, stores the
+     * Initializes a condvar in {@code block} ({@code pthread_cond_init.c}): zeroes it, stores the
      * clock, and marks it process-shared if asked.
      *
      * @param block at least {@value CondLayout#SIZE} bytes, 8-byte aligned
@@ -224,7 +222,8 @@ public final class Cond {
     }
 
     /**
-     * {@code pthread_cond_wait}: releases {@code mutex}, sleeps until signaled (or spuriously
+     * {@code pthread_cond_wait} ({@code pthread_cond_wait.c}, which calls
+     * {@code pthread_cond_timedwait.c}): releases {@code mutex}, sleeps until signaled (or spuriously
      * woken), relocks {@code mutex}. Not interruptible (an interrupt is kept pending).
      *
      * <p>Memory effects: those of unlocking and then locking {@code mutex}, plus: actions before a
@@ -240,7 +239,8 @@ public final class Cond {
     }
 
     /**
-     * {@code pthread_cond_timedwait}: as {@link #wait}, but gives up at an absolute deadline on
+     * {@code pthread_cond_timedwait} ({@code pthread_cond_timedwait.c}): as {@link #wait}, but gives
+     * up at an absolute deadline on
      * this condvar's {@linkplain #clock() clock}.
      *
      * @param mutex    a mutex the caller holds
@@ -375,8 +375,9 @@ public final class Cond {
     }
 
     /**
-     * musl's {@code unlock_requeue}: release the successor's barrier, then move it onto the
-     * mutex's futex word without waking it, or wake it where the move is impossible.
+     * musl's {@code unlock_requeue} ({@code pthread_cond_timedwait.c}): release the successor's
+     * barrier, then move it onto the mutex's futex word without waking it, or wake it where the
+     * move is impossible.
      */
     private void unlockRequeue(final Node successor, final Mutex mutex) {
         final MemorySegment w = successor.words;
@@ -417,7 +418,9 @@ public final class Cond {
     }
 
     /**
-     * {@code pthread_cond_signal}: releases at least one thread blocked in a wait, the longest
+     * {@code pthread_cond_signal} ({@code pthread_cond_signal.c}; the private case is
+     * {@code __private_cond_signal} in {@code pthread_cond_timedwait.c}): releases at least one
+     * thread blocked in a wait, the longest
      * waiting first (private), if there is any.
      *
      * <p>Memory effects: actions before this call happen-before the return of the wait it
@@ -431,8 +434,9 @@ public final class Cond {
     }
 
     /**
-     * {@code pthread_cond_broadcast}: releases every thread blocked in a wait. Private condvars
-     * wake one thread and requeue the others onto the mutex one by one; shared ones wake all.
+     * {@code pthread_cond_broadcast} ({@code pthread_cond_broadcast.c}; the private case is
+     * {@code __private_cond_signal}): releases every thread blocked in a wait. Private condvars
+     * hand the group to the mutex one waiter at a time (requeue); shared ones wake all.
      * The condvar may be destroyed and its memory freed as soon as this returns.
      *
      * <p>Memory effects: actions before this call happen-before the return of each wait it
@@ -571,7 +575,8 @@ public final class Cond {
     }
 
     /**
-     * {@code pthread_cond_destroy}. Private: nothing to do (no thread may be blocked on a
+     * {@code pthread_cond_destroy} ({@code pthread_cond_destroy.c}). Private: nothing to do (no
+     * thread may be blocked on a
      * condvar that is destroyed; threads released by a broadcast no longer touch it). Shared:
      * if threads are still inside a wait, wakes them all and waits until each has left the
      * condvar's memory (they may still be relocking their mutex), so the memory may be unmapped
@@ -623,7 +628,10 @@ public final class Cond {
         block.setLong(TAIL, node == null ? 0 : node.words.address());
     }
 
-    /** musl's self-synchronized-destruction-safe {@code lock} (three states, {@code musl-reference.md} §3.1). */
+    /**
+     * musl's self-synchronized-destruction-safe {@code lock} in {@code pthread_cond_timedwait.c}
+     * (three states, {@code musl-reference.md} §3.1).
+     */
     private void lock(final MemorySegment s, final long off) {
         if ((int) Block.INT.compareAndExchange(s, off, UNLOCKED, LOCKED) != UNLOCKED) {
             Block.INT.compareAndExchange(s, off, LOCKED, CONTENDED);
@@ -633,14 +641,17 @@ public final class Cond {
         }
     }
 
-    /** musl's {@code unlock}: one swap, then at most a wake on the address. */
+    /** musl's {@code unlock} in {@code pthread_cond_timedwait.c}: one swap, then at most a wake on the address. */
     private void unlock(final MemorySegment s, final long off) {
         if ((int) Block.INT.getAndSet(s, off, UNLOCKED) == CONTENDED) {
             futex.wake(s, off, 1, true);
         }
     }
 
-    /** musl's {@code __wait(addr, 0, val, 1)}: spin a little, then sleep while the word holds {@code val}. */
+    /**
+     * musl's {@code __wait(addr, 0, val, 1)} ({@code __wait.c}): spin a little, then sleep while
+     * the word holds {@code val}.
+     */
     private void waitWhile(final MemorySegment s, final long off, final int val) {
         for (int spins = SPINS; spins > 0; spins--) {
             if ((int) Block.INT.getVolatile(s, off) != val) {
@@ -653,7 +664,7 @@ public final class Cond {
         }
     }
 
-    /** musl's {@code __wait(addr, 0, val, 0)} on a shared word of the block. */
+    /** musl's {@code __wait(addr, 0, val, 0)} ({@code __wait.c}) on a shared word of the block. */
     private void sharedWaitWhile(final long off, final int val) {
         for (int spins = SPINS; spins > 0; spins--) {
             if (block.get(off) != val) {
