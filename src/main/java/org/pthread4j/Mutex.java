@@ -138,6 +138,12 @@ public final class Mutex {
     /**
      * Spin iterations before sleeping, while the word is busy and nobody sleeps (musl: 100).
      * Set with the system property {@code pthread4j.mutex.spins}.
+     *
+     * <p>Measured with seed 000's stress (2 threads, each {@code lock; counter++; unlock}),
+     * median of 5 JVM runs of 5 rounds each against {@code ReentrantLock} in the same JVM, on
+     * the 2-core reference machine while it was oversubscribed (load 12-15): 100 spins gave
+     * 0.94x ReentrantLock's throughput on the parking backend and 0.86x on the kernel one;
+     * 0 spins 0.56x / 0.82x; 1000 spins 0.62x / 0.54x. musl's 100 stays.
      */
     public static final int SPINS = Integer.getInteger("pthread4j.mutex.spins", 100);
 
