@@ -42,11 +42,13 @@ import static org.pthread4j.CondLayout.*;
  * signaler raises {@code _m_waiters} on the waiter's behalf (the oldest then does not raise it
  * again; the newest lowers it, as in musl), sets bit 31 while the word is locked, releases the
  * barrier and requeues; an unlock that slipped in before the requeue is caught by reading the word
- * afterwards and waking the mutex if it is free. A free mutex gets musl's wake. The cost: while
- * the requeued waiter is counted, every unlock of the mutex wakes (musl's mutex wakes whenever
- * {@code _m_waiters} is nonzero), one syscall per unlock on the kernel backend for a thread that
- * relocks the mutex in a tight loop. {@value #REQUEUE_FIRST_PROPERTY}{@code =false} restores
- * musl's wake.
+ * afterwards and waking the mutex if it is free. A free mutex gets musl's wake. Once awake, a
+ * waiter that was alone in its group drops that raise before relocking, and the oldest of a larger
+ * group spins for the mutex as musl's relock would have (musl's mutex spins only while
+ * {@code _m_waiters} is 0). The cost: while the requeued waiter is counted, every unlock of the
+ * mutex wakes (musl's mutex wakes whenever {@code _m_waiters} is nonzero), one syscall per unlock
+ * on the kernel backend for a thread that relocks the mutex in a tight loop.
+ * {@value #REQUEUE_FIRST_PROPERTY}{@code =false} restores musl's wake.
  *
  * <p>The races this closes:
  * <ul>
@@ -344,6 +346,20 @@ public final class Cond {
             // Signaled: the barrier orders the group's wakeups.
             lock(w, NODE_BARRIER);
         }
+        // A lone waiter requeued by its signaler is awake now: the raise of _m_waiters made on
+        // its behalf protects nobody else, so drop it before relocking, which lets this relock
+        // spin like any fresh locker (musl's mutex spins only while _m_waiters is 0).
+        final boolean lone = oldstate != WAITING && node.counted && node.prev == null;
+        if (lone) {
+            mutex.block().getAndAdd(MutexLayout.WAITERS, -1);
+        } else if (oldstate != WAITING && node.counted) {
+            // The oldest of a group, requeued by its signaler: musl would have woken it with
+            // _m_waiters still 0, so its relock would spin; give it that spin.
+            final Block mb = mutex.block();
+            for (int spins = SPINS; spins > 0 && mb.get(MutexLayout.LOCK) != 0; spins--) {
+                Thread.onSpinWait();
+            }
+        }
 
         // Errors relocking the mutex override: the caller must learn the mutex's state.
         final int r = mutex.lock();
@@ -366,7 +382,7 @@ public final class Cond {
                 m.cas(MutexLayout.LOCK, val, val | MutexLayout.WAITERS_BIT);
             }
             unlockRequeue(successor, mutex);
-        } else {
+        } else if (!lone) {
             m.getAndAdd(MutexLayout.WAITERS, -1);
         }
         node.clearLinks();
