@@ -227,13 +227,17 @@ public final class Mutex {
 
     /**
      * A view of a mutex initialized elsewhere (by another process through a mapped file, or
-     * by another view): reads and validates {@code _m_type}, changes nothing. A private mutex
-     * gets {@link Futexes#defaultPrivate()}; see {@link #attach(Block, Futex)}.
+     * by another view): reads and validates {@code _m_type} and the words that must agree with
+     * it, changes nothing. An all-zero block is a valid NORMAL private mutex (musl's
+     * {@code PTHREAD_MUTEX_INITIALIZER}). A private mutex gets
+     * {@link Futexes#defaultPrivate()}; see {@link #attach(Block, Futex)}.
      *
      * @param block the block holding the mutex
      * @return the view
      * @throws IllegalArgumentException when the block is too small, misaligned, or does not
-     *                                  hold a supported type word (not initialized, or garbage)
+     *                                  hold a mutex: an unknown type word, a NORMAL lock word
+     *                                  other than 0 / EBUSY (with or without bit 31), a
+     *                                  negative waiter or recursion count
      */
     public static Mutex attach(final Block block) {
         return attach(block, null);
@@ -253,6 +257,15 @@ public final class Mutex {
         MutexLayout.checkBlock(Objects.requireNonNull(block, "block"));
         final int type = block.get(TYPE);
         MutexLayout.checkType(type);
+        final int lock = block.get(LOCK);
+        if ((type & MutexLayout.OWNER_TRACKED_MASK) == 0 && (lock & ~WAITERS_BIT) != 0 && (lock & ~WAITERS_BIT) != EBUSY) {
+            throw new IllegalArgumentException("not a mutex: a NORMAL mutex's lock word is 0 or EBUSY, "
+                + block + " holds 0x" + Integer.toHexString(lock));
+        }
+        if (block.get(WAITERS) < 0 || block.get(COUNT) < 0) {
+            throw new IllegalArgumentException("not a mutex: negative waiter count " + block.get(WAITERS)
+                + " or recursion count " + block.get(COUNT) + " in " + block);
+        }
         return new Mutex(block, null, type, futex, false);
     }
 
