@@ -118,8 +118,6 @@ import static org.pthread4j.CondLayout.*;
  * {@link Futexes#defaultPrivate()}; a shared one uses {@link Futexes#shared()}.
  */
 public final class Cond {
-    /** Bounded spin of musl's {@code __wait} before sleeping. */
-    private static final int SPINS = 100;
     /** The system property that turns {@link #REQUEUE_FIRST} off. */
     public static final String REQUEUE_FIRST_PROPERTY = "pthread4j.cond.requeueFirst";
     /**
@@ -356,7 +354,7 @@ public final class Cond {
             // The oldest of a group, requeued by its signaler: musl would have woken it with
             // _m_waiters still 0, so its relock would spin; give it that spin.
             final Block mb = mutex.block();
-            for (int spins = SPINS; spins > 0 && mb.get(MutexLayout.LOCK) != 0; spins--) {
+            for (int spins = MuslWait.SPINS; spins > 0 && mb.get(MutexLayout.LOCK) != 0; spins--) {
                 Thread.onSpinWait();
             }
         }
@@ -516,7 +514,7 @@ public final class Cond {
         if (self != null) {
             int cur;
             while ((cur = (int) Block.INT.getVolatile(self.words, (long) NODE_REF)) != 0) {
-                waitWhile(self.words, NODE_REF, cur);
+                MuslWait.await(futex, self.words, NODE_REF, -1, cur, true);
             }
         }
         if (first != null) {
@@ -607,7 +605,7 @@ public final class Cond {
             futex.wake(seg, SEQ, -1, false);
             int cnt;
             while (((cnt = block.get(WAITERS)) & ~WAITERS_DESTROY) != 0) {
-                sharedWaitWhile(WAITERS, cnt);
+                MuslWait.await(futex, seg, WAITERS, -1, cnt, false);
             }
         }
         return 0;
@@ -652,7 +650,7 @@ public final class Cond {
         if ((int) Block.INT.compareAndExchange(s, off, UNLOCKED, LOCKED) != UNLOCKED) {
             Block.INT.compareAndExchange(s, off, LOCKED, CONTENDED);
             do {
-                waitWhile(s, off, CONTENDED);
+                MuslWait.await(futex, s, off, -1, CONTENDED, true);
             } while ((int) Block.INT.compareAndExchange(s, off, UNLOCKED, CONTENDED) != UNLOCKED);
         }
     }
@@ -661,35 +659,6 @@ public final class Cond {
     private void unlock(final MemorySegment s, final long off) {
         if ((int) Block.INT.getAndSet(s, off, UNLOCKED) == CONTENDED) {
             futex.wake(s, off, 1, true);
-        }
-    }
-
-    /**
-     * musl's {@code __wait(addr, 0, val, 1)} ({@code __wait.c}): spin a little, then sleep while
-     * the word holds {@code val}.
-     */
-    private void waitWhile(final MemorySegment s, final long off, final int val) {
-        for (int spins = SPINS; spins > 0; spins--) {
-            if ((int) Block.INT.getVolatile(s, off) != val) {
-                return;
-            }
-            Thread.onSpinWait();
-        }
-        while ((int) Block.INT.getVolatile(s, off) == val) {
-            futex.wait(s, off, val, true);
-        }
-    }
-
-    /** musl's {@code __wait(addr, 0, val, 0)} ({@code __wait.c}) on a shared word of the block. */
-    private void sharedWaitWhile(final long off, final int val) {
-        for (int spins = SPINS; spins > 0; spins--) {
-            if (block.get(off) != val) {
-                return;
-            }
-            Thread.onSpinWait();
-        }
-        while (block.get(off) == val) {
-            futex.wait(seg, off, val, false);
         }
     }
 
