@@ -21,12 +21,14 @@ public enum SlotType {
     /** {@code pthread_spinlock_t}, 4 bytes. */
     SPIN(7, "spin", 4),
     /** Raw bytes of any size of at least 4. */
-    RAW(8, "raw", 0);
+    RAW(8, "raw", 0),
+    /** A {@link FutexDoorbell}, 8 bytes. */
+    DOORBELL(9, "doorbell", FutexDoorbell.SIZE);
 
     /** Smallest raw slot. */
     public static final int MIN_RAW_SIZE = 4;
 
-    private static final SlotType[] BY_CODE = new SlotType[9];
+    private static final SlotType[] BY_CODE = new SlotType[10];
 
     static {
         for (final SlotType t : values()) {

@@ -481,6 +481,18 @@ public final class SyncFile implements AutoCloseable {
     }
 
     /**
+     * Gets or creates a named {@link FutexDoorbell}, for a producer to ring and a
+     * {@link FutexIdleStrategy} to sleep on.
+     *
+     * @param name the slot's name
+     * @return a view of the doorbell
+     * @throws IllegalStateException as {@link #slot(String, SlotType, int, Consumer)}
+     */
+    public FutexDoorbell doorbell(final String name) {
+        return new FutexDoorbell(slot(name, SlotType.DOORBELL, FutexDoorbell.SIZE));
+    }
+
+    /**
      * Looks a slot up without creating it and without waiting for a creation in progress.
      *
      * @param name the slot's name
