@@ -94,24 +94,18 @@ public final class SyncFileInspector {
     }
 
     private static SlotReport describe(final SlotInfo s, final MemorySegment seg) {
-        final int n = Math.min(s.size() / 4, MAX_RAW_WORDS);
+        final int n = s.type() == SlotType.RAW ? Math.min(s.size() / 4, MAX_RAW_WORDS) : s.size() / 4;
         final int[] words = new int[n];
         for (int k = 0; k < n; k++) {
             words[k] = (int) org.pthread4j.memory.Block.INT.getVolatile(seg, s.offset() + 4L * k);
         }
-        final Map<String, Object> fields = new LinkedHashMap<>();
-        final StringBuilder hex = new StringBuilder();
-        for (final int w : words) {
-            if (!hex.isEmpty()) {
-                hex.append(' ');
-            }
-            hex.append(String.format("%08x", w));
+        final SlotStates.State st = SlotStates.decode(s.type(), words);
+        if (s.type() == SlotType.RAW && s.size() / 4 > n) {
+            final Map<String, Object> fields = new LinkedHashMap<>(st.fields());
+            fields.put("words", fields.get("words") + " ...");
+            return new SlotReport(s, words, st.summary() + " ...", fields);
         }
-        if (s.size() / 4 > n) {
-            hex.append(" ...");
-        }
-        fields.put("words", hex.toString());
-        return new SlotReport(s, words, "words " + hex, fields);
+        return new SlotReport(s, words, st.summary(), st.fields());
     }
 
     /**

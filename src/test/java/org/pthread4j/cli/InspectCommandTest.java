@@ -32,7 +32,12 @@ class InspectCommandTest {
     private Path sample() throws IOException {
         final Path p = dir.resolve("sample");
         try (SyncFile f = SyncFile.create(p, 4)) {
-            f.slot("orders.lock", SlotType.MUTEX, 40, b -> b.set(0, 0x80));
+            // An errorcheck robust process-shared mutex held by this thread with 2 waiters.
+            f.slot("orders.lock", SlotType.MUTEX, 40, b -> {
+                b.set(0, 0x80 | 4 | 2);
+                b.set(4, 0x8000_0000 | org.pthread4j.futex.Syscall.gettid());
+                b.set(8, 2);
+            });
             f.slot("ring", SlotType.RAW, 128, b -> b.set(4, -1));
         }
         return p;
@@ -49,7 +54,8 @@ class InspectCommandTest {
         assertTrue(r.out().contains("by pid " + ProcessHandle.current().pid() + " (alive)"), r.out());
         assertTrue(r.out().contains("slots 2 of 4 used"), r.out());
         assertTrue(r.out().contains("orders.lock  mutex"), r.out());
-        assertTrue(r.out().contains("00000080 00000000"), r.out());
+        assertTrue(r.out().contains("errorcheck robust, held by tid " + org.pthread4j.futex.Syscall.gettid()
+            + " (alive), 2 waiters"), r.out());
         assertTrue(r.out().contains("ring         raw"), r.out());
         assertTrue(r.out().contains("00000000 ffffffff 00000000"), r.out());
         assertTrue(r.out().contains(" ..."), "a long raw slot is cut: " + r.out());
@@ -65,6 +71,8 @@ class InspectCommandTest {
         assertTrue(j.startsWith("{\"path\":\"" + p.toAbsolutePath() + "\",\"version\":1,"), j);
         assertTrue(j.contains("\"capacity\":4,\"used\":2,\"slots\":[{\"index\":0,\"name\":\"orders.lock\",\"type\":\"mutex\""), j);
         assertTrue(j.contains("{\"index\":1,\"name\":\"ring\",\"type\":\"raw\""), j);
+        assertTrue(j.contains("\"state\":{\"kind\":\"errorcheck\",\"robust\":true,\"pshared\":true,\"state\":\"held\",\"owner\":"
+            + org.pthread4j.futex.Syscall.gettid() + ",\"ownerAlive\":true,\"waiters\":2,\"waitersBit\":true}"), j);
         assertTrue(j.endsWith("}]}"), j);
         assertEquals(1, r.out().lines().count());
     }
