@@ -157,6 +157,9 @@ public final class LinuxFutex implements Futex {
 
     @Override
     public int wake(final MemorySegment seg, final long off, final int n, final boolean priv) {
+        if (n == 0) {
+            return 0; // the kernel's FUTEX_WAKE would wake one for a count of 0
+        }
         final long r = op(priv, seg.address() + off, FUTEX_WAKE, n < 0 ? Integer.MAX_VALUE : n, 0, 0, 0);
         return (int) r;
     }

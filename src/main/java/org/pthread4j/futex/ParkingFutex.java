@@ -158,6 +158,9 @@ public final class ParkingFutex implements Futex {
         final Thread self = Thread.currentThread();
         final Waiter w = new Waiter(self, priorityOrder ? self.getPriority() : 0);
         synchronized (b) {
+            // Count first, then read the word: with the waker's "write word, then read count"
+            // (both volatile) one side always sees the other, so a wake is never skipped.
+            b.waiters = b.waiters + 1;
             final int now;
             if (set) {
                 now = (int) Block.INT.compareAndExchange(seg, off, val, val2);
@@ -165,6 +168,7 @@ public final class ParkingFutex implements Futex {
                 now = (int) Block.INT.getVolatile(seg, off);
             }
             if (now != val && (!set || now != val2)) {
+                b.waiters = b.waiters - 1;
                 if (wakeSeg == null) {
                     return Errno.EAGAIN;
                 }
@@ -230,6 +234,7 @@ public final class ParkingFutex implements Futex {
         }
     }
 
+    /** Links a waiter into a bucket's queue; the caller has counted it in {@code b.waiters}. */
     private void enqueue(final Bucket b, final Waiter w) {
         w.bucket = b;
         Waiter after = b.tail;
@@ -250,7 +255,6 @@ public final class ParkingFutex implements Futex {
         } else {
             b.head = w;
         }
-        b.waiters = b.waiters + 1;
     }
 
     private static void unlink(final Bucket b, final Waiter w) {
@@ -356,6 +360,7 @@ public final class ParkingFutex implements Futex {
                             wokenCount++;
                         } else {
                             w.key = key2;
+                            to.waiters = to.waiters + 1;
                             enqueue(to, w);
                             moved++;
                         }
