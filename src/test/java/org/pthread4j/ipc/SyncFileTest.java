@@ -276,7 +276,8 @@ class SyncFileTest {
         final Thread t = Thread.ofPlatform().start(() -> {
             try {
                 sleeping.countDown();
-                // A sleeper loops on its word, as every primitive does.
+                // A sleeper counts itself and loops on its word, as every primitive does.
+                b.getAndAdd(4, 1);
                 while (b.get(0) == 0) {
                     Futexes.shared().wait(b.segment(), 0, 0, false);
                 }
@@ -286,24 +287,17 @@ class SyncFileTest {
             }
         });
         assertTrue(sleeping.await(10, TimeUnit.SECONDS));
-        awaitNativeSleep(t);
+        // Once counted, the sleeper is in its wait or about to be; one that has not reached the
+        // system call yet reads the closed word and throws the same exception.
+        final long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (b.get(4) == 0) {
+            assertTrue(System.nanoTime() < end);
+            Thread.sleep(1);
+        }
         f.close();
-        t.join(TimeUnit.SECONDS.toMillis(10));
+        t.join(TimeUnit.SECONDS.toMillis(30));
         assertFalse(t.isAlive(), "close woke the sleeper");
         assertInstanceOf(IllegalStateException.class, outcome.get());
-    }
-
-    /** Waits until the thread is inside the futex call (RUNNABLE in native code, not before it). */
-    private static void awaitNativeSleep(final Thread t) throws InterruptedException {
-        // There is no portable way to see a native wait; a sleeper that has not reached the
-        // syscall yet is also fine: it reads the closed word and throws the same exception.
-        for (int i = 0; i < 100 && t.isAlive(); i++) {
-            final StackTraceElement[] st = t.getStackTrace();
-            if (st.length > 0 && st[0].isNativeMethod()) {
-                return;
-            }
-            Thread.sleep(5);
-        }
     }
 
     @Test
