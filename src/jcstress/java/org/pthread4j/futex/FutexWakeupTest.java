@@ -1,0 +1,163 @@
+package org.pthread4j.futex;
+
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Description;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Mode;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.Signal;
+import org.openjdk.jcstress.annotations.State;
+import org.pthread4j.memory.Block;
+
+import java.lang.foreign.MemorySegment;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
+/**
+ * No lost wakeup: a waiter that saw the word at 0 and a waker that sets it to 1 and then wakes
+ * always meet, whatever the interleaving of the compare, the enqueue, the store and the wake.
+ */
+public class FutexWakeupTest {
+    /** A zeroed word of its own for each state, freed by the GC with the state. */
+    static MemorySegment freshWord() {
+        return java.lang.foreign.Arena.ofAuto().allocate(4, 4);
+    }
+
+    abstract static class Base {
+        final MemorySegment word = freshWord();
+        final Futex futex;
+
+        Base(final Futex futex) {
+            this.futex = futex;
+        }
+
+        void await() {
+            while ((int) Block.INT.getVolatile(word, 0L) == 0) {
+                futex.wait(word, 0, 0, true);
+            }
+        }
+
+        void release() {
+            Block.INT.setVolatile(word, 0L, 1);
+            futex.wake(word, 0, 1, true);
+        }
+    }
+
+    @JCStressTest(Mode.Termination)
+    @Description("Parking backend: set the word, then wake; the waiter must terminate.")
+    @Outcome(id = "TERMINATED", expect = ACCEPTABLE, desc = "woken")
+    @Outcome(id = "STALE", expect = FORBIDDEN, desc = "lost wakeup")
+    @State
+    public static class Parking extends Base {
+        public Parking() {
+            super(Futexes.parking());
+        }
+
+        @Actor
+        public void waiter() {
+            await();
+        }
+
+        @Signal
+        public void waker() {
+            release();
+        }
+    }
+
+    @JCStressTest(Mode.Termination)
+    @Description("Kernel backend, private flag: set the word, then wake; the waiter must terminate.")
+    @Outcome(id = "TERMINATED", expect = ACCEPTABLE, desc = "woken")
+    @Outcome(id = "STALE", expect = FORBIDDEN, desc = "lost wakeup")
+    @State
+    public static class Linux extends Base {
+        public Linux() {
+            super(Futexes.linux());
+        }
+
+        @Actor
+        public void waiter() {
+            await();
+        }
+
+        @Signal
+        public void waker() {
+            release();
+        }
+    }
+
+    @JCStressTest(Mode.Termination)
+    @Description("Kernel backend with the private flag refused (musl's fallback path).")
+    @Outcome(id = "TERMINATED", expect = ACCEPTABLE, desc = "woken")
+    @Outcome(id = "STALE", expect = FORBIDDEN, desc = "lost wakeup")
+    @State
+    public static class LinuxNoPrivate extends Base {
+        public LinuxNoPrivate() {
+            super(Futexes.linuxNoPrivate());
+        }
+
+        @Actor
+        public void waiter() {
+            await();
+        }
+
+        @Signal
+        public void waker() {
+            release();
+        }
+    }
+
+    @JCStressTest(Mode.Termination)
+    @Description("Parking backend, requeue: the waiter is moved to a second word, and a wake there reaches it.")
+    @Outcome(id = "TERMINATED", expect = ACCEPTABLE, desc = "woken")
+    @Outcome(id = "STALE", expect = FORBIDDEN, desc = "lost wakeup through requeue")
+    @State
+    public static class ParkingRequeue extends Base {
+        final MemorySegment target = freshWord();
+
+        public ParkingRequeue() {
+            super(Futexes.parking());
+        }
+
+        @Actor
+        public void waiter() {
+            await();
+        }
+
+        @Signal
+        public void waker() {
+            Block.INT.setVolatile(word, 0L, 1);
+            futex.requeue(word, 0, 0, 1, target, 0, true);
+            futex.wake(target, 0, 1, true);
+            futex.wake(word, 0, 1, true);
+        }
+    }
+
+    @JCStressTest(Mode.Termination)
+    @Description("Parking backend, set-and-wait: the waiter sets 1 -> 2 and sleeps; the waker's swap to 0 wakes it.")
+    @Outcome(id = "TERMINATED", expect = ACCEPTABLE, desc = "woken")
+    @Outcome(id = "STALE", expect = FORBIDDEN, desc = "lost wakeup in set-and-wait")
+    @State
+    public static class ParkingSetWait extends Base {
+        public ParkingSetWait() {
+            super(Futexes.parking());
+            Block.INT.setVolatile(word, 0L, 1); // "locked"
+        }
+
+        @Actor
+        public void waiter() {
+            int v;
+            while ((v = (int) Block.INT.getVolatile(word, 0L)) != 0) {
+                futex.setWait(word, 0, 1, 2, true, org.pthread4j.Timespec.CLOCK_MONOTONIC, null, false);
+            }
+        }
+
+        @Signal
+        public void waker() {
+            // an unlock of seed 000's 3-state lock: swap to 0, wake if it was contended
+            if ((int) Block.INT.getAndSet(word, 0L, 0) == 2) {
+                futex.wake(word, 0, 1, true);
+            }
+        }
+    }
+}
