@@ -280,12 +280,29 @@ public final class SyncFile implements AutoCloseable {
      * @throws IOException as {@link #open} and {@link #create}
      */
     public static SyncFile openOrCreate(final Path path, final int capacity) throws IOException {
+        return openOrCreate(path, capacity, (long) capacity * DEFAULT_BYTES_PER_SLOT, DEFAULT_MODE);
+    }
+
+    /**
+     * Opens the file, creating it with these parameters when it does not exist (those of an
+     * existing file are kept). When two processes race, one creates and the other opens the
+     * complete file.
+     *
+     * @param path      the file
+     * @param capacity  directory entries if it has to be created
+     * @param dataBytes bytes for slots' blocks if it has to be created
+     * @param mode      permissions if it has to be created
+     * @return the open file
+     * @throws IOException as {@link #open} and {@link #create}
+     */
+    public static SyncFile openOrCreate(final Path path, final int capacity, final long dataBytes,
+                                        final Set<PosixFilePermission> mode) throws IOException {
         for (int attempt = 0; ; attempt++) {
             try {
                 return open(path);
             } catch (final NoSuchFileException e) {
                 try {
-                    return create(path, capacity);
+                    return create(path, capacity, dataBytes, mode);
                 } catch (final FileAlreadyExistsException raced) {
                     if (attempt > 100) {
                         throw raced;
