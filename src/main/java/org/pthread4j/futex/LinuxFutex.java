@@ -105,6 +105,13 @@ public final class LinuxFutex implements Futex {
     @Override
     public int timedWait(final MemorySegment seg, final long off, final int val, final boolean priv, final int clock,
                          final Timespec deadline, final boolean interruptible) {
+        final int r = doWait(seg, off, val, priv, clock, deadline, interruptible);
+        FutexTrace.record(this, "wait", seg.address() + off, priv, val, 0, r);
+        return r;
+    }
+
+    private int doWait(final MemorySegment seg, final long off, final int val, final boolean priv, final int clock,
+                       final Timespec deadline, final boolean interruptible) {
         // The read checks bounds, alignment and that the memory is open, and saves a syscall
         // when the word already changed.
         if ((int) Block.INT.getVolatile(seg, off) != val) {
@@ -157,24 +164,28 @@ public final class LinuxFutex implements Futex {
 
     @Override
     public int wake(final MemorySegment seg, final long off, final int n, final boolean priv) {
-        if (n == 0) {
-            return 0; // the kernel's FUTEX_WAKE would wake one for a count of 0
-        }
-        final long r = op(priv, seg.address() + off, FUTEX_WAKE, n < 0 ? Integer.MAX_VALUE : n, 0, 0, 0);
-        return (int) r;
+        final int r = n == 0 ? 0 // the kernel's FUTEX_WAKE would wake one for a count of 0
+            : (int) op(priv, seg.address() + off, FUTEX_WAKE, n < 0 ? Integer.MAX_VALUE : n, 0, 0, 0);
+        FutexTrace.record(this, "wake", seg.address() + off, priv, n, 0, r);
+        return r;
     }
 
     @Override
     public int requeue(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
                        final MemorySegment seg2, final long off2, final boolean priv) {
-        return (int) op(priv, seg.address() + off, FUTEX_REQUEUE, nWake, nRequeue, seg2.address() + off2, 0);
+        final int r = (int) op(priv, seg.address() + off, FUTEX_REQUEUE, nWake, nRequeue, seg2.address() + off2, 0);
+        FutexTrace.record(this, "requeue", seg.address() + off, priv, ((long) nWake << 32) | nRequeue,
+            seg2.address() + off2, r);
+        return r;
     }
 
     @Override
     public int cmpRequeue(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
                           final MemorySegment seg2, final long off2, final int val, final boolean priv) {
-        return (int) op(priv, seg.address() + off, FUTEX_CMP_REQUEUE, nWake, nRequeue, seg2.address() + off2,
+        final int r = (int) op(priv, seg.address() + off, FUTEX_CMP_REQUEUE, nWake, nRequeue, seg2.address() + off2,
             val & 0xFFFF_FFFFL);
+        FutexTrace.record(this, "cmp_requeue", seg.address() + off, priv, val, seg2.address() + off2, r);
+        return r;
     }
 
     @Override

@@ -69,8 +69,15 @@ public final class ParkingFutex implements Futex {
     private final int mask;
     private final boolean priorityOrder;
     private final String name;
+    private final java.util.function.Consumer<Thread> unparker;
 
     ParkingFutex(final int bucketCount, final boolean priorityOrder, final String name) {
+        this(bucketCount, priorityOrder, name, LockSupport::unpark);
+    }
+
+    /** With a given unpark action: tests record the order in which woken threads are released. */
+    ParkingFutex(final int bucketCount, final boolean priorityOrder, final String name,
+                 final java.util.function.Consumer<Thread> unparker) {
         if (bucketCount < 1 || bucketCount > (1 << 24) || Integer.bitCount(bucketCount) != 1) {
             throw new IllegalArgumentException("bucket count must be a power of two in [1, 2^24]: " + bucketCount);
         }
@@ -81,6 +88,7 @@ public final class ParkingFutex implements Futex {
         this.mask = bucketCount - 1;
         this.priorityOrder = priorityOrder;
         this.name = name;
+        this.unparker = unparker;
     }
 
     /**
@@ -114,19 +122,25 @@ public final class ParkingFutex implements Futex {
     @Override
     public int timedWait(final MemorySegment seg, final long off, final int val, final boolean priv, final int clock,
                          final Timespec deadline, final boolean interruptible) {
-        return sleep(seg, off, val, val, false, priv, clock, deadline, interruptible, null, 0);
+        final int r = sleep(seg, off, val, val, false, priv, clock, deadline, interruptible, null, 0);
+        FutexTrace.record(this, "wait", seg.address() + off, priv, val, 0, r);
+        return r;
     }
 
     @Override
     public int setWait(final MemorySegment seg, final long off, final int val, final int val2, final boolean priv,
                        final int clock, final Timespec deadline, final boolean interruptible) {
-        return sleep(seg, off, val, val2, true, priv, clock, deadline, interruptible, null, 0);
+        final int r = sleep(seg, off, val, val2, true, priv, clock, deadline, interruptible, null, 0);
+        FutexTrace.record(this, "set_wait", seg.address() + off, priv, val, 0, r);
+        return r;
     }
 
     @Override
     public int swap(final MemorySegment seg, final long off, final int val, final MemorySegment wakeSeg,
                     final long wakeOff, final boolean priv) {
-        return sleep(seg, off, val, val, false, priv, Timespec.CLOCK_MONOTONIC, null, false, wakeSeg, wakeOff);
+        final int r = sleep(seg, off, val, val, false, priv, Timespec.CLOCK_MONOTONIC, null, false, wakeSeg, wakeOff);
+        FutexTrace.record(this, "swap", seg.address() + off, priv, val, wakeSeg.address() + wakeOff, r);
+        return r;
     }
 
     /**
@@ -149,7 +163,7 @@ public final class ParkingFutex implements Futex {
         }
         if (seen != val && (!set || seen != val2)) {
             if (wakeSeg != null) {
-                wake(wakeSeg, wakeOff, 1, true);
+                doWake(wakeSeg, wakeOff, 1, true);
             }
             return Errno.EAGAIN;
         }
@@ -179,7 +193,7 @@ public final class ParkingFutex implements Futex {
             }
         }
         if (wakeSeg != null) {
-            wake(wakeSeg, wakeOff, 1, true);
+            doWake(wakeSeg, wakeOff, 1, true);
             if (w.woken) {
                 return Errno.EAGAIN;
             }
@@ -275,6 +289,12 @@ public final class ParkingFutex implements Futex {
 
     @Override
     public int wake(final MemorySegment seg, final long off, final int n, final boolean priv) {
+        final int r = doWake(seg, off, n, priv);
+        FutexTrace.record(this, "wake", seg.address() + off, priv, n, 0, r);
+        return r;
+    }
+
+    private int doWake(final MemorySegment seg, final long off, final int n, final boolean priv) {
         if (!priv) {
             return -Errno.EINVAL;
         }
@@ -284,6 +304,7 @@ public final class ParkingFutex implements Futex {
             return 0;
         }
         Waiter woken = null;
+        Waiter last = null;
         int count = 0;
         final int limit = n < 0 ? Integer.MAX_VALUE : n;
         synchronized (b) {
@@ -293,8 +314,15 @@ public final class ParkingFutex implements Futex {
                 if (w.key == key) {
                     unlink(b, w);
                     w.woken = true; // under the lock, so a cancelling waiter sees it
-                    w.next = woken; // reuse the link for the local list of threads to unpark
-                    woken = w;
+                    // Reuse the link for the local list of threads to unpark, kept in queue order
+                    // so the first in line (highest priority, or longest waiting) runs first.
+                    w.next = null;
+                    if (last == null) {
+                        woken = w;
+                    } else {
+                        last.next = w;
+                    }
+                    last = w;
                     count++;
                 }
                 w = next;
@@ -304,11 +332,12 @@ public final class ParkingFutex implements Futex {
         return count;
     }
 
-    private static void unparkAll(Waiter w) {
+    /** Releases the woken waiters, first in line first. */
+    private void unparkAll(Waiter w) {
         while (w != null) {
             final Waiter next = w.next;
             w.next = null;
-            LockSupport.unpark(w.thread);
+            unparker.accept(w.thread);
             w = next;
         }
     }
@@ -316,13 +345,18 @@ public final class ParkingFutex implements Futex {
     @Override
     public int requeue(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
                        final MemorySegment seg2, final long off2, final boolean priv) {
-        return move(seg, off, nWake, nRequeue, seg2, off2, false, 0, priv);
+        final int r = move(seg, off, nWake, nRequeue, seg2, off2, false, 0, priv);
+        FutexTrace.record(this, "requeue", seg.address() + off, priv, ((long) nWake << 32) | nRequeue,
+            seg2.address() + off2, r);
+        return r;
     }
 
     @Override
     public int cmpRequeue(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
                           final MemorySegment seg2, final long off2, final int val, final boolean priv) {
-        return move(seg, off, nWake, nRequeue, seg2, off2, true, val, priv);
+        final int r = move(seg, off, nWake, nRequeue, seg2, off2, true, val, priv);
+        FutexTrace.record(this, "cmp_requeue", seg.address() + off, priv, val, seg2.address() + off2, r);
+        return r;
     }
 
     private int move(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
@@ -341,6 +375,7 @@ public final class ParkingFutex implements Futex {
         final Bucket first = from.index <= to.index ? from : to;
         final Bucket second = from.index <= to.index ? to : from;
         Waiter woken = null;
+        Waiter last = null;
         int wokenCount = 0;
         int moved = 0;
         synchronized (first) {
@@ -355,8 +390,13 @@ public final class ParkingFutex implements Futex {
                         unlink(from, w);
                         if (wokenCount < nWake) {
                             w.woken = true;
-                            w.next = woken;
-                            woken = w;
+                            w.next = null;
+                            if (last == null) {
+                                woken = w;
+                            } else {
+                                last.next = w;
+                            }
+                            last = w;
                             wokenCount++;
                         } else {
                             w.key = key2;

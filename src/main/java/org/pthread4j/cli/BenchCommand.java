@@ -1,0 +1,193 @@
+package org.pthread4j.cli;
+
+import org.pthread4j.cli.bench.Charts;
+import org.pthread4j.cli.bench.Harness;
+import org.pthread4j.cli.bench.Outputs;
+import org.pthread4j.cli.bench.Progress;
+import org.pthread4j.cli.bench.Report;
+import org.pthread4j.cli.bench.Row;
+import org.pthread4j.cli.bench.Settings;
+import org.pthread4j.cli.bench.Workload;
+import org.pthread4j.cli.workload.Workloads;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code ./pthread4j bench [WORKLOAD...]}: runs the workloads (all of them when none is
+ * named), prints one table with every figure's ratio to its reference measured in the same
+ * run, and optionally writes JSON, CSV and PNG charts.
+ */
+@Command(name = "bench", sortOptions = false,
+    header = "Runs the benchmarks, side by side with java.util.concurrent and C.",
+    description = {
+        "Runs the benchmarks and prints one table: every figure is min / median / max over repeated runs "
+            + "(after a warm-up), and every row has its ratio to a reference (java.util.concurrent, "
+            + "LockSupport or C) measured in the same run.",
+        "",
+        "Without WORKLOAD every workload runs, in quick mode unless --full is given.",
+        "A progress line is shown on standard error when the JVM has a terminal."},
+    footer = {"", "Exit status: 0 done, 1 a case failed, 2 bad command line, 3 a case hung."})
+public final class BenchCommand implements Callable<Integer> {
+    /** Largest thread count --threads accepts. */
+    static final int MAX_THREADS = 4096;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Parameters(paramLabel = "WORKLOAD", arity = "0..*",
+        description = "Workloads to run (default: all). See the list below.")
+    private List<String> workloads = new ArrayList<>();
+
+    @Option(names = "--full", order = 1, description = "Run longer (500 ms per run, 10 runs), with more thread counts "
+        + "and sizes (e.g. 1000 broadcast waiters instead of 100). Default: quick mode (100 ms per run, 5 runs), "
+        + "the whole suite in under 3 minutes on 2 cores.")
+    private boolean full;
+
+    private int runs;
+
+    @Option(names = "--runs", order = 2, paramLabel = "N",
+        description = "Measured runs per figure, at least 3 (default: 5, or 10 with --full).")
+    void setRuns(final int n) {
+        if (n < Settings.MIN_RUNS) {
+            throw new ParameterException(spec.commandLine(),
+                "--runs must be at least " + Settings.MIN_RUNS + " (min/median/max need three runs): " + n);
+        }
+        this.runs = n;
+    }
+
+    private List<Integer> threads;
+
+    @Option(names = "--threads", order = 3, paramLabel = "LIST", split = ",",
+        description = "Comma-separated thread counts for the workloads that sweep them (lock, hash), "
+            + "e.g. 1,2,4,8 (default: each workload's own, more with --full).")
+    void setThreads(final List<Integer> list) {
+        for (final int t : list) {
+            if (t < 1 || t > MAX_THREADS) {
+                throw new ParameterException(spec.commandLine(),
+                    "--threads values must be between 1 and " + MAX_THREADS + ": " + t);
+            }
+        }
+        this.threads = List.copyOf(list);
+    }
+
+    @Option(names = "--json", order = 4, paramLabel = "FILE",
+        description = "Also write the rows as a JSON array (workload, impl, backend, threads, unit, min, median, "
+            + "max, runs, ratio, reference, measure, note, samples).")
+    private Path json;
+
+    @Option(names = "--csv", order = 5, paramLabel = "FILE", description = "Also write the rows as CSV, same fields but samples.")
+    private Path csv;
+
+    @Option(names = "--chart", order = 6, paramLabel = "DIR",
+        description = "Also write PNG charts into DIR: throughput or time against threads for thread sweeps, "
+            + "bars with min-max whiskers for the rest.")
+    private Path chart;
+
+    @Option(names = "--list", order = 7, description = "List the workloads and exit.")
+    private boolean list;
+
+    @Option(names = {"-h", "--help"}, order = 8, usageHelp = true, description = "Show this help and exit.")
+    private boolean help;
+
+    /** Creates the command; picocli instantiates it. */
+    public BenchCommand() {
+    }
+
+    /** @return the workload list, one per line: name and description */
+    static String workloadList() {
+        final StringBuilder sb = new StringBuilder();
+        for (final Workload w : Workloads.all()) {
+            final StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %-10s", w.name()));
+            for (final String word : w.description().split(" ")) {
+                if (line.length() + 1 + word.length() > 79) {
+                    sb.append(line.toString().stripTrailing()).append('\n');
+                    line.setLength(0);
+                    line.append(" ".repeat(12));
+                }
+                line.append(' ').append(word);
+            }
+            sb.append(line.toString().stripTrailing()).append('\n');
+        }
+        return sb.toString().stripTrailing();
+    }
+
+    @Override
+    public Integer call() throws IOException {
+        final PrintWriter out = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
+        if (list) {
+            out.println(workloadList());
+            out.flush();
+            return 0;
+        }
+        final List<Workload> selected = select();
+        final Path home = Path.of(System.getProperty("pthread4j.home", System.getProperty("user.dir")));
+        final Settings settings = Settings.of(full, runs, threads, home);
+        out.printf(Locale.ROOT, "pthread4j bench, %s mode: %d runs per figure, %d ms each after a %d ms warm-up; "
+                + "%s %s, %d CPUs, Java %s%n",
+            full ? "full" : "quick", settings.runs(), settings.trialNanos() / 1_000_000,
+            settings.warmUpNanos() / 1_000_000, System.getProperty("os.name"), System.getProperty("os.version"),
+            Runtime.getRuntime().availableProcessors(), Runtime.version());
+        out.flush();
+        final long t0 = System.nanoTime();
+        final List<Row> rows = new Harness(settings, Progress.forTerminal(), err).run(selected);
+        final Map<String, String> descriptions = new LinkedHashMap<>();
+        for (final Workload w : selected) {
+            descriptions.put(w.name(), w.description());
+        }
+        Report.print(out, rows, descriptions);
+        out.println();
+        out.printf(Locale.ROOT, "%d rows in %.0f s.%n", rows.size(), (System.nanoTime() - t0) / 1e9);
+        if (json != null) {
+            Outputs.write(json, Outputs.json(rows));
+            out.println("wrote " + json);
+        }
+        if (csv != null) {
+            Outputs.write(csv, Outputs.csv(rows));
+            out.println("wrote " + csv);
+        }
+        if (chart != null) {
+            final List<Path> files = Charts.write(chart, rows);
+            out.println("wrote " + files.size() + " charts into " + chart);
+        }
+        out.flush();
+        for (final Row r : rows) {
+            if (r.note() != null && r.note().startsWith("failed")) {
+                return 1;
+            }
+        }
+        return 0;
+    }
+
+    private List<Workload> select() {
+        if (workloads.isEmpty()) {
+            return Workloads.all();
+        }
+        final List<Workload> selected = new ArrayList<>();
+        for (final String name : workloads) {
+            final Workload w = Workloads.byName(name);
+            if (w == null) {
+                throw new ParameterException(spec.commandLine(), "unknown workload '" + name + "' (known: "
+                    + String.join(", ", Workloads.names()) + ")");
+            }
+            if (!selected.contains(w)) {
+                selected.add(w);
+            }
+        }
+        return selected;
+    }
+}

@@ -1,0 +1,224 @@
+package org.pthread4j.cli.bench;
+
+import org.jfree.chart.ChartFactory;
+import org.jfree.chart.ChartUtils;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.axis.CategoryAxis;
+import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.axis.NumberAxis;
+import org.jfree.chart.axis.NumberTickUnit;
+import org.jfree.chart.plot.CategoryPlot;
+import org.jfree.chart.plot.DatasetRenderingOrder;
+import org.jfree.chart.plot.PlotOrientation;
+import org.jfree.chart.plot.XYPlot;
+import org.jfree.chart.renderer.category.BarRenderer;
+import org.jfree.chart.renderer.category.MinMaxCategoryRenderer;
+import org.jfree.chart.renderer.category.StandardBarPainter;
+import org.jfree.chart.renderer.xy.XYErrorRenderer;
+import org.jfree.chart.title.TextTitle;
+import org.jfree.data.category.DefaultCategoryDataset;
+import org.jfree.data.xy.YIntervalSeries;
+import org.jfree.data.xy.YIntervalSeriesCollection;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Font;
+import java.awt.Paint;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.text.DecimalFormat;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * PNG charts of the rows, drawn with JFreeChart in headless mode: for a measure swept over
+ * thread counts, its median against threads, one line per implementation with a min-max
+ * error bar at each point; for every other measure, a bar per implementation (median) with a
+ * min-max whisker and its ratio to the reference. One file per workload and measure.
+ */
+public final class Charts {
+    private static final Color REFERENCE = new Color(0x80, 0x80, 0x80);
+    private static final Color JAVA = new Color(0x1f, 0x77, 0xb4);
+    private static final Color NATIVE = new Color(0xff, 0x7f, 0x0e);
+    private static final int WIDTH = 1000;
+    /** A palette that reads on white (Tableau 10), one colour per line. */
+    private static final Color[] PALETTE = {
+        new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c), new Color(0xd62728), new Color(0x9467bd),
+        new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f), new Color(0xbcbd22), new Color(0x17becf)};
+    /** Medians spanning more than this factor get a logarithmic value axis. */
+    private static final double LOG_SPAN = 100;
+
+    private Charts() {
+    }
+
+    /**
+     * Writes the charts.
+     *
+     * @param dir  the directory (created when missing)
+     * @param rows the rows
+     * @return the files written
+     * @throws IOException when a file cannot be written
+     */
+    public static List<Path> write(final Path dir, final List<Row> rows) throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        Files.createDirectories(dir);
+        final Map<String, List<Row>> blocks = new LinkedHashMap<>();
+        for (final Row r : rows) {
+            if (r.measured()) {
+                blocks.computeIfAbsent(r.workload() + "\u0000" + r.section(), k -> new ArrayList<>()).add(r);
+            }
+        }
+        final List<Path> files = new ArrayList<>();
+        for (final List<Row> block : blocks.values()) {
+            final Row first = block.get(0);
+            final Set<Integer> threads = new LinkedHashSet<>();
+            for (final Row r : block) {
+                threads.add(r.threads());
+            }
+            final JFreeChart chart = threads.size() > 1 ? sweep(block) : bars(block);
+            chart.addSubtitle(new TextTitle((threads.size() > 1 ? "median, with min-max bars, of " + runs(block) + " runs per point; "
+                : "bar: median; whisker: min to max; of " + runs(block) + " runs; label: median (ratio to the grey reference); ")
+                + first.unit() + ", " + (first.higherIsBetter() ? "higher" : "lower") + " is better",
+                new Font(Font.SANS_SERIF, Font.PLAIN, 12)));
+            final int height = threads.size() > 1 ? 600 : Math.max(300, 120 + 38 * block.size());
+            final Path file = dir.resolve(fileName(first.workload(), first.section()));
+            ChartUtils.saveChartAsPNG(file.toFile(), chart, WIDTH, height);
+            files.add(file);
+        }
+        return files;
+    }
+
+    /**
+     * @param workload the workload
+     * @param section  the measure
+     * @return a file name made of both, safe on every file system
+     */
+    static String fileName(final String workload, final String section) {
+        final String s = (workload + "-" + section).toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-");
+        return s.replaceAll("^-+|-+$", "") + ".png";
+    }
+
+    private static int runs(final List<Row> block) {
+        int runs = 0;
+        for (final Row r : block) {
+            runs = Math.max(runs, r.stats().runs());
+        }
+        return runs;
+    }
+
+    private static JFreeChart sweep(final List<Row> block) {
+        final Row first = block.get(0);
+        final Map<String, YIntervalSeries> series = new LinkedHashMap<>();
+        for (final Row r : block) {
+            series.computeIfAbsent(r.label(), YIntervalSeries::new)
+                .add(r.threads(), r.stats().median(), r.stats().min(), r.stats().max());
+        }
+        final YIntervalSeriesCollection data = new YIntervalSeriesCollection();
+        series.values().forEach(data::addSeries);
+        final JFreeChart chart = ChartFactory.createXYLineChart(first.workload() + ": " + first.section(),
+            "threads", first.unit(), data, PlotOrientation.VERTICAL, true, false, false);
+        final XYPlot plot = chart.getXYPlot();
+        final XYErrorRenderer renderer = new XYErrorRenderer();
+        renderer.setDefaultLinesVisible(true);
+        renderer.setDefaultShapesVisible(true);
+        renderer.setDrawXError(false);
+        renderer.setCapLength(6);
+        for (int i = 0; i < data.getSeriesCount(); i++) {
+            renderer.setSeriesStroke(i, new BasicStroke(2f));
+            renderer.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
+            renderer.setSeriesShape(i, new java.awt.geom.Ellipse2D.Double(-4, -4, 8, 8));
+        }
+        renderer.setErrorPaint(null);
+        plot.setRenderer(renderer);
+        final LogAxis x = new LogAxis("threads");
+        x.setBase(2);
+        x.setTickUnit(new NumberTickUnit(1, new DecimalFormat("0")));
+        x.setNumberFormatOverride(new DecimalFormat("0"));
+        x.setSmallestValue(0.5);
+        plot.setDomainAxis(x);
+        double lo = Double.MAX_VALUE;
+        double hi = 0;
+        for (final Row r : block) {
+            lo = Math.min(lo, r.stats().min());
+            hi = Math.max(hi, r.stats().max());
+        }
+        if (lo > 0 && hi / lo > LOG_SPAN) {
+            final LogAxis y = new LogAxis(first.unit() + " (log scale)");
+            y.setNumberFormatOverride(compact());
+            y.setTickUnit(new NumberTickUnit(1)); // a tick per power of ten
+            y.setMinorTickMarksVisible(true);
+            y.setSmallestValue(lo / 2);
+            plot.setRangeAxis(y);
+        } else {
+            final NumberAxis y = (NumberAxis) plot.getRangeAxis();
+            y.setAutoRangeIncludesZero(true);
+            y.setNumberFormatOverride(compact());
+        }
+        plot.setBackgroundPaint(Color.WHITE);
+        plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
+        plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
+        chart.setBackgroundPaint(Color.WHITE);
+        return chart;
+    }
+
+    private static java.text.NumberFormat compact() {
+        final java.text.NumberFormat f = java.text.NumberFormat.getCompactNumberInstance(Locale.US,
+            java.text.NumberFormat.Style.SHORT);
+        f.setMaximumFractionDigits(2);
+        return f;
+    }
+
+    private static JFreeChart bars(final List<Row> block) {
+        final Row first = block.get(0);
+        final DefaultCategoryDataset medians = new DefaultCategoryDataset();
+        final DefaultCategoryDataset range = new DefaultCategoryDataset();
+        final List<Paint> paints = new ArrayList<>();
+        final List<String> labels = new ArrayList<>();
+        for (final Row r : block) {
+            final String label = r.label() + ":  " + Report.number(r.stats().median()) + "  (x" + Report.ratio(r.ratio()) + ")";
+            labels.add(label);
+            medians.addValue(r.stats().median(), "median", label);
+            range.addValue(r.stats().min(), "min", label);
+            range.addValue(r.stats().max(), "max", label);
+            paints.add(r.isReference() ? REFERENCE : (r.backend().startsWith("C") ? NATIVE : JAVA));
+        }
+        final String title = first.workload() + ": " + first.section()
+            + (first.threads() > 1 ? " (" + first.threads() + " threads)" : "");
+        final JFreeChart chart = ChartFactory.createBarChart(title, null, first.unit(), medians,
+            PlotOrientation.HORIZONTAL, false, false, false);
+        final CategoryPlot plot = chart.getCategoryPlot();
+        final BarRenderer bars = new BarRenderer() {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            public Paint getItemPaint(final int row, final int column) {
+                return paints.get(column);
+            }
+        };
+        bars.setBarPainter(new StandardBarPainter());
+        bars.setShadowVisible(false);
+        bars.setMaximumBarWidth(0.6);
+        plot.setRenderer(0, bars);
+        final MinMaxCategoryRenderer whiskers = new MinMaxCategoryRenderer();
+        whiskers.setDrawLines(false);
+        whiskers.setGroupPaint(Color.BLACK);
+        whiskers.setGroupStroke(new BasicStroke(1.5f));
+        plot.setDataset(1, range);
+        plot.setRenderer(1, whiskers);
+        plot.setDatasetRenderingOrder(DatasetRenderingOrder.FORWARD);
+        ((NumberAxis) plot.getRangeAxis()).setNumberFormatOverride(compact());
+        final CategoryAxis x = plot.getDomainAxis();
+        x.setMaximumCategoryLabelWidthRatio(0.6f);
+        x.setTickLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+        plot.setBackgroundPaint(Color.WHITE);
+        plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
+        chart.setBackgroundPaint(Color.WHITE);
+        return chart;
+    }
+}

@@ -1,0 +1,152 @@
+package org.pthread4j.futex;
+
+import org.pthread4j.Errno;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * A switch that records every futex-layer operation (thread, word, operation, expected
+ * value, result, time) into a bounded in-memory ring, for teaching and debugging: it shows
+ * the fast paths making no futex call at all, the waiters bit turning a release into a wake,
+ * and a requeue moving a waiter without waking it.
+ *
+ * <p>Off by default. Turn it on with {@link #enable(int)} or the system property
+ * {@value #PROPERTY} (a ring capacity, or {@code true} for {@value #DEFAULT_CAPACITY}). When off,
+ * each futex operation pays one volatile read of a static field; the uncontended paths of the
+ * primitives make no futex operation, so they pay nothing. Recording never changes what an
+ * operation does or returns.
+ */
+public final class FutexTrace {
+    /** System property that enables the trace at start-up. */
+    public static final String PROPERTY = "pthread4j.trace";
+    /** Ring capacity used when none is given. */
+    public static final int DEFAULT_CAPACITY = 4096;
+
+    /**
+     * One recorded operation.
+     *
+     * @param seq      order of recording (global, gap-free while the ring does not wrap)
+     * @param nanos    {@link System#nanoTime()} when the operation returned
+     * @param thread   the calling thread's name
+     * @param backend  the backend's name
+     * @param op       {@code wait}, {@code wake}, {@code requeue}, {@code cmp_requeue}, {@code set_wait}, {@code swap}
+     * @param address  the word's address
+     * @param priv     the private flag the caller asked for
+     * @param value    the expected value (waits) or the count (wakes)
+     * @param address2 the second word (requeue, swap), or 0
+     * @param result   what the operation returned (errno for waits, count or -errno otherwise)
+     */
+    public record Event(long seq, long nanos, String thread, String backend, String op, long address, boolean priv,
+                        long value, long address2, int result) {
+        /** @return the event as one timeline line, times relative to {@code origin} */
+        String format(final long origin) {
+            final String res = op.equals("wait") || op.equals("set_wait") || op.equals("swap")
+                ? Errno.name(result) : (result < 0 ? Errno.name(result) : Integer.toString(result));
+            return String.format("%10.3f us  %-14s %-8s %-12s word=%#x%s val=%d -> %s",
+                (nanos - origin) / 1e3, thread, backend, op + (priv ? "" : "(shared)"), address,
+                address2 != 0 ? " to=" + String.format("%#x", address2) : "", value, res);
+        }
+    }
+
+    private static volatile Ring ring;
+
+    /** The ring: a fixed array written round-robin by a counter. */
+    private static final class Ring {
+        final AtomicReferenceArray<Event> events;
+        final AtomicLong next = new AtomicLong();
+
+        Ring(final int capacity) {
+            events = new AtomicReferenceArray<>(capacity);
+        }
+    }
+
+    static {
+        final String p = System.getProperty(PROPERTY);
+        if (p != null && !p.isBlank() && !p.equalsIgnoreCase("false")) {
+            enable(p.equalsIgnoreCase("true") ? DEFAULT_CAPACITY : Integer.parseInt(p.trim()));
+        }
+    }
+
+    private FutexTrace() {
+    }
+
+    /**
+     * Starts recording into a new, empty ring.
+     *
+     * @param capacity how many of the latest operations to keep, at least 1
+     */
+    public static void enable(final int capacity) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("capacity must be positive: " + capacity);
+        }
+        ring = new Ring(capacity);
+    }
+
+    /** Stops recording and drops what was recorded. */
+    public static void disable() {
+        ring = null;
+    }
+
+    /** @return whether operations are being recorded */
+    public static boolean isEnabled() {
+        return ring != null;
+    }
+
+    /** Empties the ring, keeping the trace on. */
+    public static void clear() {
+        final Ring r = ring;
+        if (r != null) {
+            ring = new Ring(r.events.length());
+        }
+    }
+
+    static void record(final Futex backend, final String op, final long address, final boolean priv, final long value,
+                       final long address2, final int result) {
+        final Ring r = ring;
+        if (r == null) {
+            return;
+        }
+        final long seq = r.next.getAndIncrement();
+        r.events.set((int) (seq % r.events.length()), new Event(seq, System.nanoTime(),
+            Thread.currentThread().getName(), backend.name(), op, address, priv, value, address2, result));
+    }
+
+    /** @return the recorded operations, oldest first */
+    public static List<Event> snapshot() {
+        final Ring r = ring;
+        final List<Event> out = new ArrayList<>();
+        if (r == null) {
+            return out;
+        }
+        final long end = r.next.get();
+        final int cap = r.events.length();
+        for (long s = Math.max(0, end - cap); s < end; s++) {
+            final Event e = r.events.get((int) (s % cap));
+            if (e != null && e.seq() == s) {
+                out.add(e);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Prints the recorded operations as a timeline, times relative to the first.
+     *
+     * @param out where to print
+     */
+    public static void print(final PrintStream out) {
+        final List<Event> events = snapshot();
+        if (events.isEmpty()) {
+            out.println("(no futex operations recorded)");
+            return;
+        }
+        final long origin = events.getFirst().nanos();
+        for (final Event e : events) {
+            out.println(e.format(origin));
+        }
+    }
+}
