@@ -12,6 +12,8 @@
  *   count N        N times: lock mutex "m", add 1 to the int in raw slot "counter", unlock
  *   pingpong N     N rounds on mutex "m", cond "c" and the int in raw slot "turn": wait for
  *                  turn == 1, set it to 0, signal (the JVM plays the other side)
+ *   ping N         the other side: wait for turn == 0, set it to 1, signal; prints
+ *                  "round trip NS ns" (mean) before "done", for latency comparisons
  *   rwcount N      N times: wrlock rwlock "rw", add 1 to "counter" non-atomically, unlock
  *   robust-hold    lock robust mutex "r", print "locked TID", then sleep until killed
  *   robust-take    lock robust mutex "r", print the result (EOWNERDEAD expected), make it
@@ -29,6 +31,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 struct header {
@@ -158,6 +161,24 @@ int main(int argc, char **argv)
 			check(pthread_cond_signal(c), "signal");
 			check(pthread_mutex_unlock(m), "unlock");
 		}
+	} else if (!strcmp(cmd, "ping")) {
+		pthread_mutex_t *m = slot("m", T_MUTEX);
+		pthread_cond_t *c = slot("c", T_COND);
+		volatile int *turn = slot("turn", T_RAW);
+		puts("ready");
+		fflush(stdout);
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (long i = 0; i < n; i++) {
+			check(pthread_mutex_lock(m), "lock");
+			while (*turn != 0) check(pthread_cond_wait(c, m), "wait");
+			*turn = 1;
+			check(pthread_cond_signal(c), "signal");
+			check(pthread_mutex_unlock(m), "unlock");
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		const double ns = (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);
+		printf("round trip %.0f ns\n", n ? ns / n : 0.0);
 	} else if (!strcmp(cmd, "rwcount")) {
 		pthread_rwlock_t *rw = slot("rw", T_RWLOCK);
 		volatile int *counter = slot("counter", T_RAW);
