@@ -1,5 +1,13 @@
 package org.pthread4j.ipc;
 
+import org.pthread4j.BarrierLayout;
+import org.pthread4j.CondLayout;
+import org.pthread4j.MutexLayout;
+import org.pthread4j.OnceLayout;
+import org.pthread4j.RwLockLayout;
+import org.pthread4j.SemLayout;
+import org.pthread4j.futex.ThreadIds;
+
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -8,16 +16,16 @@ import java.util.Map;
  * Decodes the words of a slot into the state a person wants to see: who holds a mutex and
  * whether that thread still lives, how many wait on a condvar, readers and writer of a rwlock,
  * a semaphore's value. Pure reading: it is given words read without any lock, each exact at
- * the moment it was read. Word indexes are those of musl's x86_64 types (pthread_impl.h).
+ * the moment it was read. Offsets and bits come from the primitives' layout classes, which
+ * name musl's fields ({@code pthread_impl.h}).
  */
 final class SlotStates {
     /** A decoded state: one line for people, named values for machines. */
     record State(String summary, Map<String, Object> fields) {
     }
 
-    private static final int OWNER_MASK = 0x3fff_ffff;
-    private static final int OWNER_DIED = 0x4000_0000;
-    private static final int VIRTUAL_BASE = 1 << 29;
+    private static final int OWNER_MASK = MutexLayout.OWNER_MASK;
+    private static final int OWNER_DIED = MutexLayout.OWNER_DIED;
 
     private SlotStates() {
     }
@@ -45,23 +53,29 @@ final class SlotStates {
         return new LinkedHashMap<>();
     }
 
-    /** _m_type [0], _m_lock [1], _m_waiters [2], _m_count [5]. */
+    private static int word(final int[] w, final int offset) {
+        return w[offset / 4];
+    }
+
+    /** {@code _m_type}, {@code _m_lock}, {@code _m_waiters}, {@code _m_count}. */
     private static State mutex(final int[] w) {
-        final int type = w[0];
-        final int lock = w[1];
-        final int waiters = w[2];
-        final boolean tracked = (type & 15) != 0;
-        final boolean robust = (type & 4) != 0;
-        final String kind = switch (type & 3) {
-            case 1 -> "recursive";
-            case 2 -> "errorcheck";
-            case 3 -> "kind3";
-            default -> "normal";
+        final int type = word(w, MutexLayout.TYPE);
+        final int lock = word(w, MutexLayout.LOCK);
+        final int waiters = word(w, MutexLayout.WAITERS);
+        final int recursion = word(w, MutexLayout.COUNT);
+        final boolean tracked = (type & MutexLayout.OWNER_TRACKED_MASK) != 0;
+        final boolean robust = (type & MutexLayout.ROBUST) != 0;
+        final boolean recursive = (type & MutexLayout.KIND_MASK) == MutexLayout.RECURSIVE;
+        final String kind = switch (type & MutexLayout.KIND_MASK) {
+            case MutexLayout.RECURSIVE -> "recursive";
+            case MutexLayout.ERRORCHECK -> "errorcheck";
+            case MutexLayout.NORMAL -> "normal";
+            default -> "kind" + (type & MutexLayout.KIND_MASK);
         };
         final Map<String, Object> f = map();
         f.put("kind", kind);
         f.put("robust", robust);
-        f.put("pshared", (type & 128) != 0);
+        f.put("pshared", (type & MutexLayout.PSHARED) != 0);
         final String state;
         final int owner = lock & OWNER_MASK;
         final Map<String, Object> alive = map();
@@ -89,20 +103,20 @@ final class SlotStates {
         }
         f.put("waiters", waiters);
         f.put("waitersBit", lock < 0);
-        if ((type & 3) == 1) {
-            f.put("count", w[5]);
+        if (recursive) {
+            f.put("count", recursion);
         }
         final StringBuilder s = new StringBuilder(kind).append(robust ? " robust" : "").append(", ");
         s.append(lock == 0 ? "free" : who);
         s.append(", ").append(waiters).append(waiters == 1 ? " waiter" : " waiters");
-        if ((type & 3) == 1 && lock != 0) {
-            s.append(", recursion count ").append(w[5]);
+        if (recursive && lock != 0) {
+            s.append(", recursion count ").append(recursion);
         }
         return new State(s.toString(), f);
     }
 
     private static String thread(final int id, final Map<String, Object> f) {
-        if (id >= VIRTUAL_BASE) {
+        if (!ThreadIds.isKernelTid(id)) {
             f.put("ownerAlive", null);
             return "virtual thread id " + id;
         }
@@ -111,32 +125,34 @@ final class SlotStates {
         return "tid " + id + " (" + st.name().toLowerCase(Locale.ROOT) + ")";
     }
 
-    /** _c_shared [0..1] (pointer, -1 when shared), _c_seq [2], _c_waiters [3], _c_clock [4]. */
+    /** {@code _c_shared} (a pointer, -1 when shared), {@code _c_seq}, {@code _c_waiters}, {@code _c_clock}. */
     private static State cond(final int[] w) {
-        final boolean shared = w[0] == -1 && w[1] == -1;
+        final boolean shared = word(w, CondLayout.SHARED) == -1 && word(w, CondLayout.SHARED + 4) == -1;
+        final int clock = word(w, CondLayout.CLOCK);
+        final int seq = word(w, CondLayout.SEQ);
         final Map<String, Object> f = map();
         f.put("pshared", shared);
-        f.put("clock", w[4] == 1 ? "monotonic" : w[4] == 0 ? "realtime" : Integer.toString(w[4]));
+        f.put("clock", clock == 1 ? "monotonic" : clock == 0 ? "realtime" : Integer.toString(clock));
         if (shared) {
-            final int waiters = w[3] & 0x7fff_ffff;
+            final int waiters = word(w, CondLayout.WAITERS) & ~CondLayout.WAITERS_DESTROY;
             f.put("waiters", waiters);
-            f.put("seq", w[2]);
-            return new State(waiters + (waiters == 1 ? " waiter" : " waiters") + ", seq " + w[2] + ", clock "
+            f.put("seq", seq);
+            return new State(waiters + (waiters == 1 ? " waiter" : " waiters") + ", seq " + seq + ", clock "
                 + f.get("clock"), f);
         }
         f.put("waiters", null);
         return new State("process-private (its waiter list lives in one process's memory)", f);
     }
 
-    /** _rw_lock [0], _rw_waiters [1], _rw_shared [2]. */
+    /** {@code _rw_lock}, {@code _rw_waiters}, {@code _rw_shared}. */
     private static State rwlock(final int[] w) {
-        final int lock = w[0];
-        final int waiters = w[1];
-        final int held = lock & 0x7fff_ffff;
+        final int lock = word(w, RwLockLayout.LOCK);
+        final int waiters = word(w, RwLockLayout.WAITERS);
+        final int held = lock & RwLockLayout.COUNT_MASK;
         final Map<String, Object> f = map();
-        f.put("pshared", w[2] != 0);
+        f.put("pshared", word(w, RwLockLayout.SHARED) != 0);
         final String s;
-        if (held == 0x7fff_ffff) {
+        if (held == RwLockLayout.WRITE_LOCKED) {
             f.put("state", "write-locked");
             f.put("readers", 0);
             s = "write-locked";
@@ -154,40 +170,44 @@ final class SlotStates {
         return new State(s + ", " + waiters + (waiters == 1 ? " waiter" : " waiters"), f);
     }
 
-    /** __val[0] value and waiters bit, __val[1] waiter count, __val[2] 128 when private. */
+    /** {@code __val[0]} value and waiters bit, {@code __val[1]} waiter count, {@code __val[2]} privacy. */
     private static State sem(final int[] w) {
-        final int value = w[0] & 0x7fff_ffff;
+        final int val = word(w, SemLayout.VALUE);
+        final int value = val & SemLayout.SEM_VALUE_MAX;
+        final int waiters = word(w, SemLayout.WAITERS);
         final Map<String, Object> f = map();
         f.put("value", value);
-        f.put("waiters", w[1]);
-        f.put("waitersBit", w[0] < 0);
-        f.put("pshared", w[2] == 0);
-        return new State("value " + value + ", " + w[1] + (w[1] == 1 ? " waiter" : " waiters"), f);
+        f.put("waiters", waiters);
+        f.put("waitersBit", (val & SemLayout.WAITERS_BIT) != 0);
+        f.put("pshared", word(w, SemLayout.FLAGS) != SemLayout.PRIVATE);
+        return new State("value " + value + ", " + waiters + (waiters == 1 ? " waiter" : " waiters"), f);
     }
 
-    /** _b_lock [0], _b_waiters [1], _b_limit [2], _b_count [3], _b_waiters2 [4]. */
+    /** {@code _b_lock}, {@code _b_limit}, {@code _b_count}, {@code _b_waiters2}. */
     private static State barrier(final int[] w) {
-        final int limit = w[2];
-        final boolean shared = limit < 0;
-        final int count = (limit & 0x7fff_ffff) + 1;
+        final int limit = word(w, BarrierLayout.LIMIT);
+        final boolean shared = (limit & BarrierLayout.PSHARED) != 0;
+        final int count = (limit & ~BarrierLayout.PSHARED) + 1;
+        final int arrived = word(w, BarrierLayout.COUNT);
+        final int waiting = word(w, BarrierLayout.WAITERS2);
         final Map<String, Object> f = map();
         f.put("pshared", shared);
         f.put("count", count);
         if (shared) {
-            f.put("arrived", w[3]);
-            f.put("waiters", w[4]);
-            f.put("entryLocked", w[0] != 0);
-            return new State("count " + count + ", " + w[3] + " arrived in this cycle, " + w[4] + " waiting", f);
+            f.put("arrived", arrived);
+            f.put("waiters", waiting);
+            f.put("entryLocked", word(w, BarrierLayout.LOCK) != 0);
+            return new State("count " + count + ", " + arrived + " arrived in this cycle, " + waiting + " waiting", f);
         }
         return new State("count " + count + ", process-private", f);
     }
 
     private static State once(final int w) {
         final String s = switch (w) {
-            case 0 -> "not run";
-            case 1 -> "running";
-            case 2 -> "done";
-            case 3 -> "running, with waiters";
+            case OnceLayout.NOT_RUN -> "not run";
+            case OnceLayout.RUNNING -> "running";
+            case OnceLayout.DONE -> "done";
+            case OnceLayout.RUNNING_WAITERS -> "running, with waiters";
             default -> String.format("bad word 0x%08x", w);
         };
         final Map<String, Object> f = map();

@@ -1,5 +1,21 @@
 package org.pthread4j.ipc;
 
+import org.pthread4j.Barrier;
+import org.pthread4j.BarrierAttr;
+import org.pthread4j.BarrierLayout;
+import org.pthread4j.Cond;
+import org.pthread4j.CondAttr;
+import org.pthread4j.CondLayout;
+import org.pthread4j.Mutex;
+import org.pthread4j.MutexAttr;
+import org.pthread4j.MutexLayout;
+import org.pthread4j.Once;
+import org.pthread4j.OnceLayout;
+import org.pthread4j.RwLock;
+import org.pthread4j.RwLockAttr;
+import org.pthread4j.RwLockLayout;
+import org.pthread4j.Sem;
+import org.pthread4j.SemLayout;
 import org.pthread4j.Timespec;
 import org.pthread4j.futex.Futex;
 import org.pthread4j.futex.Futexes;
@@ -495,6 +511,141 @@ public final class SyncFile implements AutoCloseable {
             throw new IllegalStateException(path + ": slot '" + s.name() + "' is " + s.size() + " bytes, not " + size);
         }
         return memory.block(s.offset(), s.size(), MIN_SLOT_ALIGNMENT);
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Primitives: get-or-create, always process-shared, musl's byte layout.
+
+    /**
+     * A NORMAL process-shared mutex, created unlocked when the name is new.
+     *
+     * @param name the slot's name
+     * @return a view of the mutex
+     * @see #mutex(String, MutexAttr)
+     */
+    public Mutex mutex(final String name) {
+        return mutex(name, MutexAttr.DEFAULT);
+    }
+
+    /**
+     * Gets or creates a named mutex ({@code pthread_mutex_init} with these attributes when new).
+     * The mutex is process-shared whatever {@code attr} says: a mutex in a file that other
+     * processes map has to be. For robust mutexes, see {@link Mutex} on how a process killed
+     * while holding one is detected.
+     *
+     * @param name the slot's name
+     * @param attr the attributes of a new mutex; an existing one must have the same type,
+     *             robustness and sharing
+     * @return a view of the mutex
+     * @throws IllegalStateException when the slot holds something else, or a mutex with other
+     *                               attributes; and as {@link #slot(String, SlotType, int, Consumer)}
+     */
+    public Mutex mutex(final String name, final MutexAttr attr) {
+        Objects.requireNonNull(attr, "attr");
+        final MutexAttr shared = attr.pshared() ? attr : attr.toBuilder().pshared(true).build();
+        final Block b = slot(name, SlotType.MUTEX, MutexLayout.SIZE, blk -> new Mutex(blk, shared));
+        final Mutex m = Mutex.attach(b, shared.futex());
+        if (m.type() != shared.bits()) {
+            throw new IllegalStateException(path + ": mutex '" + name + "' is " + m.attr() + ", not " + shared);
+        }
+        return m;
+    }
+
+    /**
+     * A process-shared condvar whose timed waits use CLOCK_REALTIME, as POSIX's default.
+     *
+     * @param name the slot's name
+     * @return a view of the condvar
+     * @see #cond(String, CondAttr)
+     */
+    public Cond cond(final String name) {
+        return cond(name, CondAttr.DEFAULT);
+    }
+
+    /**
+     * Gets or creates a named condvar, process-shared whatever {@code attr} says.
+     *
+     * @param name the slot's name
+     * @param attr the attributes (clock) of a new condvar; an existing one must have the same clock
+     * @return a view of the condvar
+     * @throws IllegalStateException when the slot holds something else or another clock; and as
+     *                               {@link #slot(String, SlotType, int, Consumer)}
+     */
+    public Cond cond(final String name, final CondAttr attr) {
+        Objects.requireNonNull(attr, "attr");
+        final CondAttr shared = attr.pshared() ? attr : CondAttr.builder().pshared(true).clock(attr.clock()).build();
+        final Block b = slot(name, SlotType.COND, CondLayout.SIZE, blk -> new Cond(blk, shared));
+        final Cond c = Cond.attach(b);
+        if (c.clock() != shared.clock()) {
+            throw new IllegalStateException(path + ": condvar '" + name + "' uses clock " + c.clock() + ", not "
+                + shared.clock());
+        }
+        return c;
+    }
+
+    /**
+     * Gets or creates a named process-shared rwlock.
+     *
+     * @param name the slot's name
+     * @return a view of the rwlock
+     * @throws IllegalStateException as {@link #slot(String, SlotType, int, Consumer)}
+     */
+    public RwLock rwlock(final String name) {
+        final Block b = slot(name, SlotType.RWLOCK, RwLockLayout.SIZE, blk -> new RwLock(blk, RwLockAttr.PSHARED));
+        return RwLock.attach(b);
+    }
+
+    /**
+     * Gets or creates a named process-shared semaphore. Like {@code sem_open} with
+     * {@code O_CREAT}, {@code value} is used only when the semaphore is new.
+     *
+     * @param name  the slot's name
+     * @param value the initial value of a new semaphore, 0 to {@link Sem#VALUE_MAX}
+     * @return a view of the semaphore
+     * @throws IllegalArgumentException for a negative value
+     * @throws IllegalStateException    as {@link #slot(String, SlotType, int, Consumer)}
+     */
+    public Sem sem(final String name, final int value) {
+        if (value < 0) {
+            throw new IllegalArgumentException("semaphore value " + value + " is negative (EINVAL)");
+        }
+        final Block b = slot(name, SlotType.SEM, SemLayout.SIZE, blk -> new Sem(blk, true, value));
+        return Sem.attach(b);
+    }
+
+    /**
+     * Gets or creates a named process-shared barrier.
+     *
+     * @param name  the slot's name
+     * @param count the parties of a new barrier; an existing one must have the same count
+     * @return a view of the barrier
+     * @throws IllegalArgumentException for a count below 1
+     * @throws IllegalStateException    when the barrier exists with another count; and as
+     *                                  {@link #slot(String, SlotType, int, Consumer)}
+     */
+    public Barrier barrier(final String name, final int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("barrier count " + count + " is below 1 (EINVAL)");
+        }
+        final Block b = slot(name, SlotType.BARRIER, BarrierLayout.SIZE, blk -> new Barrier(blk, BarrierAttr.PSHARED, count));
+        final Barrier bar = Barrier.attach(b);
+        if (bar.count() != count) {
+            throw new IllegalStateException(path + ": barrier '" + name + "' has count " + bar.count() + ", not " + count);
+        }
+        return bar;
+    }
+
+    /**
+     * Gets or creates a named once control, process-shared: among all the processes that map
+     * the file, one {@link Once#run} runs its routine.
+     *
+     * @param name the slot's name
+     * @return a view of the once control
+     * @throws IllegalStateException as {@link #slot(String, SlotType, int, Consumer)}
+     */
+    public Once once(final String name) {
+        final Block b = slot(name, SlotType.ONCE, OnceLayout.SIZE, blk -> new Once(blk, true, null));
+        return Once.attach(b, true, null);
     }
 
     /**
