@@ -72,6 +72,7 @@ public final class FutexIdleStrategy implements IdleStrategy {
     }
 
     @Override
+    @SuppressWarnings("fallthrough")
     public void idle() {
         switch (state) {
             case NOT_IDLE:

@@ -92,6 +92,33 @@ import static org.pthread4j.ipc.SyncFileLayout.*;
  * room left) resets its entry to FREE and wakes the waiters. The directory needs no lock
  * word and no lock is ever held across a process's death.
  *
+ * <h2>Primitives</h2>
+ * {@link #mutex}, {@link #cond}, {@link #rwlock}, {@link #sem}, {@link #barrier} and
+ * {@link #once} get or create a named primitive, initialized as by its {@code *_init} when new
+ * and attached (validated, nothing written) when it exists. Every one is process-shared,
+ * whatever its attributes say, and has musl's x86_64 byte layout: a C program linked against
+ * musl that maps the file and finds the slot's offset in the directory can call
+ * {@code pthread_mutex_lock}, {@code pthread_cond_wait} or {@code pthread_rwlock_wrlock} on it
+ * ({@code src/test/c/syncfile_interop.c}). {@link #slot} hands out raw blocks for the caller's
+ * own data (an Agrona ring buffer), {@link #doorbell} a {@link FutexDoorbell} for a
+ * {@link FutexIdleStrategy}. A robust mutex whose holder is killed, even by {@code kill -9},
+ * is marked by the kernel and the next locker gets {@code EOWNERDEAD} (see {@link Mutex}).
+ *
+ * <pre>{@code
+ * try (SyncFile file = SyncFile.openOrCreate(SyncFile.shmPath("orders"), 64)) {
+ *     Mutex lock = file.mutex("orders.lock", MutexAttr.builder().robust(true).build());
+ *     Cond nonEmpty = file.cond("orders.nonempty");
+ *     if (lock.lock() == Errno.EOWNERDEAD) {
+ *         lock.consistent();               // repair what the dead holder left, then go on
+ *     }
+ *     try {
+ *         // ... while (empty) nonEmpty.wait(lock); ...
+ *     } finally {
+ *         lock.unlock();
+ *     }
+ * }
+ * }</pre>
+ *
  * <h2>Closing</h2>
  * {@link #close()} unmaps the file. Every block from it then throws
  * {@link IllegalStateException} on its next access; nothing ever touches the unmapped memory.
