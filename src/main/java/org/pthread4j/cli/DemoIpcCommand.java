@@ -148,6 +148,12 @@ public final class DemoIpcCommand {
                         windowStart = now;
                     }
                 }
+                final long tail = System.nanoTime() - windowStart;
+                if (tail >= 200_000_000L && window > 0) {
+                    final double rate = window * 1e9 / tail;
+                    out.printf(Locale.ROOT, "  %,10.0f round trips/s   (%.1f us per round trip, last %.1f s)%n", rate,
+                        1e6 / rate, tail / 1e9);
+                }
                 total += window;
                 check(m.lock(), "lock");
                 turn.set(STOP, 1);

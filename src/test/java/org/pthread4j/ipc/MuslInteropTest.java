@@ -32,6 +32,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * {@code pthread_mutex_lock}, {@code pthread_cond_wait}, {@code pthread_rwlock_*} against the
  * Java ports, on the same words. Skipped, with the reason printed, where {@code musl-gcc} is
  * missing ({@code apt-get install musl-tools}).
+ *
+ * <p>Semaphores are left out on purpose: the Java {@code Sem} follows musl 1.2.4 and later
+ * (the 2022 redesign with a sticky waiters bit), while Debian's musl-tools ships 1.2.3, whose
+ * {@code sem_t} encodes "zero with waiters" as -1; the two are not compatible on one word. The
+ * mutex, condvar and rwlock code is unchanged between 1.2.3 and musl's current head.
  */
 class MuslInteropTest {
     private static final Path SOURCE = Path.of("src/test/c/syncfile_interop.c");

@@ -25,6 +25,8 @@ import java.nio.file.Path;
  *   <li>{@code rwwrite N}: N write locks of "rw", each adding 1 to both "pair" words</li>
  *   <li>{@code sempong N}: N times wait sem "ping", post sem "pong"</li>
  *   <li>{@code barrier N}: N cycles of barrier "b" (count 2), checking raw "cycle"</li>
+ *   <li>{@code once}: run once control "o" with a routine that adds 1 to raw "runs" after a
+ *       pause; answers {@code done <result>}</li>
  *   <li>{@code hold}: lock robust mutex "r", print {@code locked TID}, sleep until killed</li>
  *   <li>{@code churn}: lock "r", set raw "inside" to 1, spin a while, set it 0, unlock, repeat until
  *       killed; prints {@code churning} first</li>
@@ -55,6 +57,7 @@ public final class PrimitivesChild {
                     case "rwwrite" -> rw(f, n, true);
                     case "sempong" -> sempong(f, n);
                     case "barrier" -> barrier(f, n);
+                    case "once" -> once(f);
                     case "hold" -> hold(f);
                     case "churn" -> churn(f);
                     case "exit" -> null;
@@ -151,6 +154,18 @@ public final class PrimitivesChild {
             check(b.await(), "second barrier");
         }
         return "done serial " + serial;
+    }
+
+    static String once(final SyncFile f) {
+        final Block runs = f.slot("runs", SlotType.RAW, 8);
+        final int r = f.once("o").run(() -> {
+            runs.getAndAdd(0, 1);
+            final long until = System.nanoTime() + 50_000_000L;
+            while (System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+        });
+        return "done " + Errno.name(r) + " runs " + runs.get(0);
     }
 
     static String hold(final SyncFile f) {

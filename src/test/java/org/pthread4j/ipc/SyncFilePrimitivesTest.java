@@ -179,6 +179,22 @@ class SyncFilePrimitivesTest {
     }
 
     @Test
+    void aOnceControlRunsItsRoutineOnceAmongTwoJvms() throws Exception {
+        final Path p = dir.resolve("once");
+        try (SyncFile f = SyncFile.create(p, 8)) {
+            try (ChildJvm a = child(p); ChildJvm b = child(p)) {
+                a.send("once");
+                b.send("once");
+                final String mine = PrimitivesChild.once(f);
+                assertEquals("done 0 runs 1", mine, "every caller returns after the one run finished");
+                assertEquals("done 0 runs 1", a.expectLine(LIVE));
+                assertEquals("done 0 runs 1", b.expectLine(LIVE));
+                assertTrue(f.once("o").isDone());
+            }
+        }
+    }
+
+    @Test
     void barrierCyclesAcrossTwoJvms() throws Exception {
         final Path p = dir.resolve("barrier");
         final int cycles = 500;
