@@ -11,4 +11,5 @@ module org.pthread4j {
     exports org.pthread4j;
     exports org.pthread4j.memory;
     exports org.pthread4j.futex;
+    exports org.pthread4j.juc;
 }
