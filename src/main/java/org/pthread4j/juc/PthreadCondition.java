@@ -206,12 +206,15 @@ public final class PthreadCondition implements Condition {
             throw new InterruptedException();
         }
         final int clock = cond.clock();
+        // A deadline in the past becomes "now": the futex layer is then given no extreme values.
         final long at;
         if (clock == Timespec.CLOCK_REALTIME) {
-            at = saturatedMillisToNanos(millis, 0);
+            at = saturatedMillisToNanos(Math.max(millis, System.currentTimeMillis()), 0);
         } else {
             final long left = millis - System.currentTimeMillis();
-            at = saturatedMillisToNanos(left, Timespec.nowNanos(clock));
+            // on overflow the difference has the sign of millis
+            final boolean overflow = millis < 0 && left > 0;
+            at = saturatedMillisToNanos(overflow ? 0 : Math.max(left, 0), Timespec.nowNanos(clock));
         }
         final int r = waitUntil(Timespec.ofNanos(at), true);
         interrupted(r);
