@@ -23,6 +23,7 @@ public final class Workloads {
             new FutexWorkload(),
             new LockWorkload(),
             new BroadcastWorkload(),
+            new JucWorkload(),
             new HashWorkload());
     }
 
