@@ -14,6 +14,8 @@ public final class Errno {
     public static final int ENOENT = 2;
     /** Interrupted: the waiting thread was interrupted ({@link Thread#interrupt()}). */
     public static final int EINTR = 4;
+    /** I/O error: a file operation failed for a reason no other errno here names. */
+    public static final int EIO = 5;
     /** Try again: a futex word did not hold the expected value; a trywait found no permit. */
     public static final int EAGAIN = 11;
     /** Permission denied. */
@@ -24,14 +26,20 @@ public final class Errno {
     public static final int EBUSY = 16;
     /** Exists: O_CREAT|O_EXCL on a name that exists. */
     public static final int EEXIST = 17;
+    /** Is a directory: a named object's path names a directory. */
+    public static final int EISDIR = 21;
     /** Invalid argument: a bad deadline, a bad attribute, an operation the object refuses. */
     public static final int EINVAL = 22;
+    /** Too many open files: the per-process limit of named semaphore references is reached. */
+    public static final int EMFILE = 24;
     /** Deadlock: relock of an ERRORCHECK mutex by its owner. */
     public static final int EDEADLK = 35;
     /** Name too long. */
     public static final int ENAMETOOLONG = 36;
     /** Not implemented: what an old kernel answers to a futex call with the private flag. */
     public static final int ENOSYS = 38;
+    /** Too many levels of symbolic links: a named object's path is a symbolic link (O_NOFOLLOW). */
+    public static final int ELOOP = 40;
     /** Value too large: a semaphore post at SEM_VALUE_MAX. */
     public static final int EOVERFLOW = 75;
     /** Timed out: the deadline passed. */
@@ -56,15 +64,19 @@ public final class Errno {
             case EPERM -> "EPERM";
             case ENOENT -> "ENOENT";
             case EINTR -> "EINTR";
+            case EIO -> "EIO";
             case EAGAIN -> "EAGAIN";
             case EACCES -> "EACCES";
             case EFAULT -> "EFAULT";
             case EBUSY -> "EBUSY";
             case EEXIST -> "EEXIST";
+            case EISDIR -> "EISDIR";
             case EINVAL -> "EINVAL";
+            case EMFILE -> "EMFILE";
             case EDEADLK -> "EDEADLK";
             case ENAMETOOLONG -> "ENAMETOOLONG";
             case ENOSYS -> "ENOSYS";
+            case ELOOP -> "ELOOP";
             case EOVERFLOW -> "EOVERFLOW";
             case ETIMEDOUT -> "ETIMEDOUT";
             case EOWNERDEAD -> "EOWNERDEAD";

@@ -1,0 +1,77 @@
+package org.pthread4j;
+
+import org.pthread4j.futex.Futex;
+import org.pthread4j.futex.Futexes;
+import org.pthread4j.memory.Block;
+
+/**
+ * What the primitives of this package share: the choice of futex backend and the check of a
+ * block's size and alignment, both made once, at construction.
+ */
+final class Backing {
+    private Backing() {
+    }
+
+    /**
+     * The backend of a primitive: a process-shared word always goes to the kernel
+     * ({@link Futexes#shared()}); a private word to the backend asked for, else
+     * {@link Futexes#defaultPrivate()}.
+     *
+     * @param pshared whether the word is process-shared
+     * @param asked   the backend given for a private word, or null
+     * @return the backend
+     */
+    static Futex futex(final boolean pshared, final Futex asked) {
+        if (pshared) {
+            return Futexes.shared();
+        }
+        return asked != null ? asked : Futexes.defaultPrivate();
+    }
+
+    /**
+     * Refuses a block that cannot hold the primitive.
+     *
+     * @param block     the block
+     * @param size      the C type's size
+     * @param alignment the C type's alignment
+     * @param what      the C type's name, for the message
+     * @throws IllegalArgumentException when the block is too small or misaligned
+     * @throws NullPointerException     when the block is null
+     */
+    static void check(final Block block, final int size, final int alignment, final String what) {
+        if (block == null) {
+            throw new NullPointerException("block");
+        }
+        if (block.size() < size) {
+            throw new IllegalArgumentException(what + " needs " + size + " bytes, block has " + block.size());
+        }
+        if ((block.address(0) & (alignment - 1)) != 0) {
+            throw new IllegalArgumentException(what + " needs " + alignment + "-byte alignment, block is at 0x"
+                + Long.toHexString(block.address(0)));
+        }
+    }
+
+    /**
+     * Refuses garbage in a block that is being attached: every byte in {@code [from, to)} must
+     * be zero, as musl's initializer leaves it.
+     *
+     * @param block the block
+     * @param from  first reserved byte
+     * @param to    end of the reserved bytes
+     * @param what  the C type's name
+     * @throws IllegalArgumentException when a reserved byte is not zero
+     */
+    static void checkZero(final Block block, final int from, final int to, final String what) {
+        for (int off = from; off < to; off += 4) {
+            if (block.get(off) != 0) {
+                throw new IllegalArgumentException(what + ": reserved word at offset " + off + " is 0x"
+                    + Integer.toHexString(block.get(off)) + ", not 0: not an initialized " + what);
+            }
+        }
+    }
+
+    /** @return the message prefix for an argument refused as musl's init refuses it with EINVAL */
+    static String einval(final String what) {
+        return Errno.name(Errno.EINVAL) + ": " + what;
+    }
+}

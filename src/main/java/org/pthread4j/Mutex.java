@@ -1,0 +1,599 @@
+package org.pthread4j;
+
+import org.pthread4j.futex.Futex;
+import org.pthread4j.futex.Futexes;
+import org.pthread4j.futex.ThreadIds;
+import org.pthread4j.memory.Block;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
+
+/**
+ * musl's {@code pthread_mutex_t} on a 40-byte block of off-heap memory ({@link MutexLayout}):
+ * NORMAL, RECURSIVE and ERRORCHECK mutexes, process-private or process-shared, stalled or
+ * robust. Every method returns an errno as musl does; the uncontended paths make no futex
+ * call and allocate nothing.
+ *
+ * <h2>Implementation overview</h2>
+ *
+ * <p>The mutex is two words and a few helpers. {@code _m_lock} is the lock and the futex.
+ * A NORMAL mutex (no owner tracking) holds {@code 0} when free and {@code EBUSY} (16) when
+ * locked, so {@code trylock} can return its CAS witness masked with 16. Every other mutex is
+ * <em>owner-tracked</em> and its word has the kernel's robust-futex shape: bits 0-29 the
+ * owner's thread id, bit 30 {@code OWNER_DIED}, bit 31 {@code WAITERS}:
+ *
+ * <pre>
+ *   0                       free
+ *   tid                     held by tid (bit 31 added when someone may sleep)
+ *   0x40000000              owner died holding it; robust: the next locker gets EOWNERDEAD,
+ *                           not robust: locked for ever
+ *   tid | 0x40000000        held by tid after EOWNERDEAD, inconsistent until consistent()
+ *   0x7fffffff              unlocked while inconsistent: ENOTRECOVERABLE for ever
+ * </pre>
+ *
+ * <p>{@code _m_waiters} counts the threads in the sleeping phase of a lock. Lock is: one CAS
+ * (0 to 16, or 0 to tid); on failure a bounded spin of {@link #SPINS} {@code onSpinWait}s that
+ * runs only while the word is busy and nobody sleeps (so a newcomer does not overtake queued
+ * sleepers); then a loop of: count myself in {@code _m_waiters}, CAS bit 31 into the value I
+ * saw, sleep on the futex while the word holds exactly that value, count myself out, retry.
+ * Unlock reads {@code _m_waiters}, swaps the word to 0, and wakes one sleeper if the count
+ * was nonzero or the swapped-out value had bit 31.
+ *
+ * <p>The races this closes (musl-reference.md §4.6-4.7):
+ * <ul>
+ * <li><b>Lost wake-up.</b> A sleeper passes the exact value it saw, bit 31 included, to the
+ *     futex wait, which compares and sleeps atomically with respect to wakes. An unlock that
+ *     lands between the sleeper's look and its sleep changes the word, so the wait returns at
+ *     once and the sleeper retries.</li>
+ * <li><b>Why both a bit and a count.</b> A new owner's plain CAS from 0 drops bit 31 while
+ *     others still sleep; the count carries "someone sleeps" across it. The count alone is not
+ *     enough because unlock samples it <em>before</em> releasing: a sleeper that arrives after
+ *     the sample either sets bit 31 before the swap (the swap returns it: wake) or fails its
+ *     CAS after it (its wait returns at once).</li>
+ * <li><b>Destroy after unlock.</b> Unlock reads everything it needs before its releasing
+ *     swap and afterwards touches nothing but the futex wake, which never reads the memory;
+ *     so another thread may lock, unlock, destroy and free the mutex the moment the swap
+ *     lands (POSIX allows exactly that).</li>
+ * </ul>
+ * Every word access is volatile (musl treats each atomic as a full barrier), so the swap of
+ * an unlock cannot pass its own earlier read of {@code _m_waiters}.
+ *
+ * <h2>Owners and threads</h2>
+ *
+ * <p>The owner id is {@link ThreadIds#current()}: the kernel tid for a platform thread, an id
+ * from 2^29 up (never a kernel tid) for a virtual thread. NORMAL, RECURSIVE and ERRORCHECK
+ * process-private mutexes work on virtual threads; with the parking backend (the default) a
+ * blocked virtual thread unmounts and frees its carrier, with the kernel backend it pins the
+ * carrier while it sleeps. Robust mutexes, and owner-tracked process-shared mutexes, need the
+ * kernel tid as owner (it is what the kernel compares when a thread dies, and a virtual id
+ * means nothing in another process): their {@code lock}, {@code trylock} and
+ * {@code timedlock} throw {@link UnsupportedOperationException} on a virtual thread.
+ * A process-shared NORMAL mutex works on a virtual thread, pinning the carrier while asleep.
+ *
+ * <h2>Robustness: the kernel robust list</h2>
+ *
+ * <p>A robust mutex (and, as in musl, every owner-tracked process-shared mutex) is linked,
+ * while held, into its owner thread's kernel robust list ({@code set_robust_list(2)}), through
+ * {@code _m_next}/{@code _m_prev} exactly as musl's trylock and unlock link it, with
+ * {@code list_op_pending} set around the lock's CAS and the unlock's swap. Each platform
+ * thread registers its own list head (24 bytes of native memory that is never freed) the first
+ * time it locks such a mutex. When the thread's native thread exits (a Java platform thread
+ * ends) or its process dies, even by {@code kill -9}, the kernel walks the list: in every
+ * word still naming the thread it clears the owner, sets {@code OWNER_DIED} (keeping bit 31),
+ * and if bit 31 was set wakes one sleeper with a <em>shared</em> futex wake. The next
+ * {@code lock}, or the sleeper woken, then acquires with {@link Errno#EOWNERDEAD}; it calls
+ * {@link #consistent()} and {@link #unlock()} to return the mutex to normal, or unlocks
+ * without it, making the mutex {@link Errno#ENOTRECOVERABLE} for everyone.
+ *
+ * <p>Because that kernel wake is shared, a robust mutex always sleeps in the kernel with
+ * shared futex operations ({@code priv} false), even when process-private; and a lock
+ * records bit 31 on acquiring whenever {@code _m_waiters} is nonzero, so the kernel knows to
+ * wake. musl did exactly this in 2014 (commit bc09d58c forced robust mutexes to be
+ * process-shared) until it walked the list itself in {@code pthread_exit} (b092f1c5), which a
+ * Java thread cannot do: the JVM offers no hook that runs when a thread ends.
+ *
+ * <p>Limits of this mechanism:
+ * <ul>
+ * <li>Registering replaces the list head glibc registered for that thread; glibc robust
+ *     mutexes locked by native code on the same thread are then no longer recovered (HotSpot
+ *     uses none).</li>
+ * <li>The mark happens when the native thread exits, a moment after {@link Thread#join()}
+ *     returns: a {@code trylock} right after the join may still answer EBUSY; a {@code lock}
+ *     sleeps until the kernel marks the word and wakes it.</li>
+ * <li>The kernel marks at most the 2048 most recently locked mutexes of a thread.</li>
+ * <li>A robust mutex must be locked and unlocked through the same mapping of its memory; one
+ *     locked through another mapping is unlinked lazily. Closing memory that holds a locked
+ *     robust mutex is an error, as freeing a locked mutex is in C.</li>
+ * <li>Owner-tracked process-private mutexes that are not robust are not on the list: if the
+ *     owner dies they stay locked for ever, as in musl ({@code lock} blocks, {@code timedlock}
+ *     answers ETIMEDOUT, {@code trylock} EBUSY). Their word keeps the dead owner's id; should
+ *     Linux give that tid to a new thread, that thread would be taken for the owner (musl
+ *     prevents this by walking the list at thread exit; this library cannot). A NORMAL mutex
+ *     has no owner and simply stays locked.</li>
+ * </ul>
+ *
+ * <h2>Backends</h2>
+ *
+ * <p>A process-private, non-robust mutex sleeps on {@link MutexAttr#futex()} or
+ * {@link Futexes#defaultPrivate()} with the private flag; a process-shared or robust one on
+ * {@link Futexes#shared()} (or the attributes' backend, which must serve shared words)
+ * without it. All views of one private mutex must use the same backend, or a waker and a
+ * sleeper do not meet.
+ *
+ * <h2>Differences from musl</h2>
+ * <ul>
+ * <li>Priority inheritance (type bit 8) is not supported; {@link #attach} refuses it.</li>
+ * <li>An unlock that makes a robust mutex unrecoverable wakes every sleeper (musl wakes one,
+ *     which leaves the others asleep for ever); each then returns ENOTRECOVERABLE.</li>
+ * <li>{@link #timedlock(int, Timespec, boolean)} takes a clock and can be interruptible.</li>
+ * </ul>
+ *
+ * <p>Memory consistency: actions of a thread before {@code unlock} happen-before the actions
+ * of a thread after a later successful {@code lock}, {@code trylock} or {@code timedlock}
+ * (result 0 or EOWNERDEAD) of the same mutex, in this process or, through shared memory, in
+ * another.
+ */
+public final class Mutex {
+    /**
+     * Spin iterations before sleeping, while the word is busy and nobody sleeps (musl: 100).
+     * Set with the system property {@code pthread4j.mutex.spins}.
+     */
+    public static final int SPINS = Integer.getInteger("pthread4j.mutex.spins", 100);
+
+    private static final VarHandle INT = Block.INT;
+    private static final long TYPE = MutexLayout.TYPE;
+    private static final long LOCK = MutexLayout.LOCK;
+    private static final long WAITERS = MutexLayout.WAITERS;
+    private static final long COUNT = MutexLayout.COUNT;
+    private static final int OWNER_MASK = MutexLayout.OWNER_MASK;
+    private static final int OWNER_DIED = MutexLayout.OWNER_DIED;
+    private static final int WAITERS_BIT = MutexLayout.WAITERS_BIT;
+    private static final int EBUSY = Errno.EBUSY;
+
+    /** What {@link #state()} reports. */
+    public enum State {
+        /** Not held. */
+        FREE,
+        /** Held (by {@link #ownerId()} when owner-tracked). */
+        LOCKED,
+        /**
+         * The owner died holding it: either not yet claimed (robust: the next locker gets
+         * EOWNERDEAD; not robust: locked for ever), or claimed with EOWNERDEAD and not yet
+         * made consistent.
+         */
+        OWNER_DIED,
+        /** Unlocked while inconsistent: every lock answers ENOTRECOVERABLE. */
+        UNRECOVERABLE
+    }
+
+    private final Block block;
+    private final MemorySegment seg;
+    /** {@code _m_type}, cached: musl writes it only at init. */
+    private final int type;
+    private final int kind;
+    /** Anything but a plain NORMAL mutex: {@code (type & 15) != 0}. */
+    private final boolean tracked;
+    private final boolean robust;
+    /** On the owner's kernel robust list while held: robust, or owner-tracked and process-shared. */
+    private final boolean linked;
+    private final boolean priv;
+    private final Futex futex;
+    private final MutexAttr attr;
+
+    /**
+     * Initializes a mutex in {@code block}, like {@code pthread_mutex_init}
+     * ({@code pthread_mutex_init.c}): zeroes its 40 bytes and stores the type word. Initializing
+     * a mutex that some thread uses is an error, as in C.
+     *
+     * @param block the block: at least {@link MutexLayout#SIZE} bytes, 8-byte aligned
+     * @param attr  the attributes ({@link MutexAttr#DEFAULT} for a NORMAL private mutex)
+     * @throws IllegalArgumentException when the block is too small or misaligned
+     */
+    public Mutex(final Block block, final MutexAttr attr) {
+        this(block, Objects.requireNonNull(attr, "attr"), attr.bits(), attr.futex(), true);
+    }
+
+    private Mutex(final Block block, final MutexAttr attr, final int type, final Futex requested, final boolean init) {
+        MutexLayout.checkBlock(Objects.requireNonNull(block, "block"));
+        MutexLayout.checkType(type);
+        this.block = block;
+        this.seg = block.segment();
+        this.type = type;
+        this.kind = type & MutexLayout.KIND_MASK;
+        this.tracked = (type & MutexLayout.OWNER_TRACKED_MASK) != 0;
+        this.robust = (type & MutexLayout.ROBUST) != 0;
+        final boolean shared = robust || (type & MutexLayout.PSHARED) != 0;
+        this.linked = robust || (tracked && (type & MutexLayout.PSHARED) != 0);
+        this.priv = !shared;
+        if (shared) {
+            if (requested != null && !requested.supportsShared()) {
+                throw new IllegalArgumentException("backend " + requested.name()
+                    + " cannot serve the shared futex operations of a " + (robust ? "robust" : "process-shared")
+                    + " mutex");
+            }
+            this.futex = requested != null ? requested : Futexes.shared();
+        } else {
+            this.futex = requested != null ? requested : Futexes.defaultPrivate();
+        }
+        this.attr = attr != null ? attr : MutexAttr.ofBits(type, requested);
+        if (init) {
+            seg.asSlice(0, MutexLayout.SIZE).fill((byte) 0);
+            INT.setVolatile(seg, TYPE, type);
+        }
+    }
+
+    /**
+     * A view of a mutex initialized elsewhere (by another process through a mapped file, or
+     * by another view): reads and validates {@code _m_type}, changes nothing. A private mutex
+     * gets {@link Futexes#defaultPrivate()}; see {@link #attach(Block, Futex)}.
+     *
+     * @param block the block holding the mutex
+     * @return the view
+     * @throws IllegalArgumentException when the block is too small, misaligned, or does not
+     *                                  hold a supported type word (not initialized, or garbage)
+     */
+    public static Mutex attach(final Block block) {
+        return attach(block, null);
+    }
+
+    /**
+     * {@link #attach(Block)} with a chosen backend (which must be the one every other view of a
+     * private mutex uses, and serve shared words for a shared or robust one).
+     *
+     * @param block the block holding the mutex
+     * @param futex the backend, or {@code null} for the default
+     * @return the view
+     * @throws IllegalArgumentException as {@link #attach(Block)}, or for a backend that cannot
+     *                                  serve a shared or robust mutex
+     */
+    public static Mutex attach(final Block block, final Futex futex) {
+        MutexLayout.checkBlock(Objects.requireNonNull(block, "block"));
+        final int type = block.get(TYPE);
+        MutexLayout.checkType(type);
+        return new Mutex(block, null, type, futex, false);
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // lock, trylock, timedlock: pthread_mutex_lock.c, pthread_mutex_trylock.c,
+    // pthread_mutex_timedlock.c
+
+    /**
+     * Locks, sleeping as long as needed ({@code pthread_mutex_lock.c}). Not interruptible: an
+     * interrupt is kept and left set.
+     *
+     * <p>Memory effects: a result of 0 or EOWNERDEAD has the effects of acquiring the lock.
+     *
+     * @return 0; EOWNERDEAD (robust: acquired, the previous owner died; call
+     *     {@link #consistent()}); ENOTRECOVERABLE (robust, unrecoverable; not acquired);
+     *     EDEADLK (ERRORCHECK relock by the owner); EAGAIN (RECURSIVE count would pass
+     *     {@code Integer.MAX_VALUE}). A NORMAL mutex relocked by its owner deadlocks, as POSIX
+     *     specifies.
+     * @throws UnsupportedOperationException on a virtual thread, for a robust or owner-tracked
+     *                                       process-shared mutex
+     */
+    public int lock() {
+        if (!tracked && (int) INT.compareAndExchange(seg, LOCK, 0, EBUSY) == 0) {
+            return 0;
+        }
+        return lockSlow(Timespec.CLOCK_REALTIME, null, false);
+    }
+
+    /**
+     * {@link #lock()} that gives up when the thread is interrupted, on entry or while asleep.
+     * The interrupt status is left set.
+     *
+     * @return as {@link #lock()}, or EINTR (not acquired)
+     * @throws UnsupportedOperationException as {@link #lock()}
+     */
+    public int lockInterruptibly() {
+        return timedlock(Timespec.CLOCK_REALTIME, null, true);
+    }
+
+    /**
+     * Locks if that needs no waiting ({@code pthread_mutex_trylock.c}).
+     *
+     * <p>Memory effects: a result of 0 or EOWNERDEAD has the effects of acquiring the lock.
+     *
+     * @return 0; EBUSY (held by another thread, or by the caller for NORMAL/ERRORCHECK, or a
+     *     non-robust mutex whose owner died); EOWNERDEAD; ENOTRECOVERABLE; EAGAIN (RECURSIVE
+     *     count overflow)
+     * @throws UnsupportedOperationException as {@link #lock()}
+     */
+    public int trylock() {
+        if (!tracked) {
+            return (int) INT.compareAndExchange(seg, LOCK, 0, EBUSY) & EBUSY;
+        }
+        if (linked) {
+            final RobustList self = RobustList.current();
+            return trylockOwner(self.tid, self);
+        }
+        return trylockOwner(ThreadIds.current(), null);
+    }
+
+    /**
+     * Locks, sleeping until {@code abs} on CLOCK_REALTIME at the latest
+     * ({@code pthread_mutex_timedlock.c}). The deadline is only looked at if the call has to
+     * sleep: a free mutex is acquired even with an invalid one.
+     *
+     * @param abs the absolute deadline on CLOCK_REALTIME, or {@code null} for none
+     * @return as {@link #lock()}, or ETIMEDOUT (not acquired), or EINVAL (the call had to sleep
+     *     and {@code abs.nsec()} is outside {@code [0, 1e9)})
+     * @throws UnsupportedOperationException as {@link #lock()}
+     */
+    public int timedlock(final Timespec abs) {
+        return timedlock(Timespec.CLOCK_REALTIME, abs, false);
+    }
+
+    /**
+     * Locks with a deadline on a chosen clock, optionally interruptible.
+     *
+     * @param clock         {@link Timespec#CLOCK_REALTIME} or {@link Timespec#CLOCK_MONOTONIC}
+     * @param abs           the absolute deadline on {@code clock}, or {@code null} for none
+     * @param interruptible whether an interrupt (already set on entry, or arriving while asleep)
+     *                      ends the call with EINTR
+     * @return as {@link #timedlock(Timespec)}, or EINTR (not acquired), or EINVAL for an unknown
+     *     clock when the call had to sleep
+     * @throws UnsupportedOperationException as {@link #lock()}
+     */
+    public int timedlock(final int clock, final Timespec abs, final boolean interruptible) {
+        if (interruptible && Thread.currentThread().isInterrupted()) {
+            return Errno.EINTR;
+        }
+        if (!tracked && (int) INT.compareAndExchange(seg, LOCK, 0, EBUSY) == 0) {
+            return 0;
+        }
+        return lockSlow(clock, abs, interruptible);
+    }
+
+    /** The body of musl's {@code __pthread_mutex_timedlock} after its fast path. */
+    private int lockSlow(final int clock, final Timespec abs, final boolean interruptible) {
+        final RobustList self = linked ? RobustList.current() : null;
+        final int tid = linked ? self.tid : tracked ? ThreadIds.current() : 0;
+        int r = trylock(tid, self);
+        if (r != EBUSY) {
+            return r;
+        }
+        int spins = SPINS;
+        while (spins-- > 0 && (int) INT.getVolatile(seg, LOCK) != 0 && (int) INT.getVolatile(seg, WAITERS) == 0) {
+            Thread.onSpinWait();
+        }
+        while ((r = trylock(tid, self)) == EBUSY) {
+            r = (int) INT.getVolatile(seg, LOCK);
+            final int own = r & OWNER_MASK;
+            if (own == 0 && (r == 0 || robust)) {
+                continue;
+            }
+            if (kind == MutexLayout.ERRORCHECK && own == tid) {
+                return Errno.EDEADLK;
+            }
+            INT.getAndAdd(seg, WAITERS, 1);
+            final int t = r | WAITERS_BIT;
+            INT.compareAndExchange(seg, LOCK, r, t);
+            final int e = futex.timedWait(seg, LOCK, t, priv, clock, abs, interruptible);
+            INT.getAndAdd(seg, WAITERS, -1);
+            if (e == Errno.ETIMEDOUT || e == Errno.EINVAL || (e == Errno.EINTR && interruptible)) {
+                return e;
+            }
+        }
+        return r;
+    }
+
+    private int trylock(final int tid, final RobustList self) {
+        if (!tracked) {
+            return (int) INT.compareAndExchange(seg, LOCK, 0, EBUSY) & EBUSY;
+        }
+        return trylockOwner(tid, self);
+    }
+
+    /** musl's {@code __pthread_mutex_trylock_owner}, without the priority-inheritance parts. */
+    private int trylockOwner(final int tid, final RobustList self) {
+        final int old = (int) INT.getVolatile(seg, LOCK);
+        final int own = old & OWNER_MASK;
+        if (own == tid && kind == MutexLayout.RECURSIVE) {
+            final int count = (int) INT.get(seg, COUNT);
+            if (Integer.compareUnsigned(count, Integer.MAX_VALUE) >= 0) {
+                return Errno.EAGAIN;
+            }
+            INT.set(seg, COUNT, count + 1);
+            return 0;
+        }
+        if (own == OWNER_MASK) {
+            return Errno.ENOTRECOVERABLE;
+        }
+        if (own != 0 || (old != 0 && !robust)) {
+            return EBUSY;
+        }
+        if (self == null) {
+            return (int) INT.compareAndExchange(seg, LOCK, old, tid) == old ? 0 : EBUSY;
+        }
+        // Linked: the kernel must see bit 31 to wake a sleeper when this owner dies.
+        int next = tid | (old & OWNER_DIED);
+        if ((int) INT.getVolatile(seg, WAITERS) != 0) {
+            next |= WAITERS_BIT;
+        }
+        final long node = seg.address() + MutexLayout.NEXT;
+        self.pending(node);
+        if ((int) INT.compareAndExchange(seg, LOCK, old, next) != old) {
+            self.pending(0);
+            return EBUSY;
+        }
+        self.link(seg);
+        if (old != 0) {
+            INT.set(seg, COUNT, 0);
+            return Errno.EOWNERDEAD;
+        }
+        return 0;
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // unlock: pthread_mutex_unlock.c
+
+    /**
+     * Unlocks ({@code pthread_mutex_unlock.c}). Reads everything it needs before the releasing
+     * swap and afterwards only wakes the futex, so the mutex may be destroyed and its memory
+     * freed by another thread as soon as it is acquired again.
+     *
+     * <p>Memory effects: actions before it happen-before a later acquisition of the mutex.
+     *
+     * @return 0; EPERM (owner-tracked kinds: the caller is not the owner, or it is not
+     *     locked). A NORMAL mutex is not checked: any thread may unlock it. A robust mutex
+     *     unlocked after EOWNERDEAD without {@link #consistent()} becomes unrecoverable.
+     */
+    public int unlock() {
+        final int waiters = (int) INT.getVolatile(seg, WAITERS);
+        int next = 0;
+        if (tracked) {
+            final int old = (int) INT.getVolatile(seg, LOCK);
+            final RobustList self = linked ? RobustList.existing() : null;
+            final int tid = linked ? (self == null ? 0 : self.tid) : ThreadIds.current();
+            if ((old & OWNER_MASK) != tid || tid == 0) {
+                return Errno.EPERM;
+            }
+            if (kind == MutexLayout.RECURSIVE) {
+                final int count = (int) INT.get(seg, COUNT);
+                if (count != 0) {
+                    INT.set(seg, COUNT, count - 1);
+                    return 0;
+                }
+            }
+            if (robust && (old & OWNER_DIED) != 0) {
+                next = MutexLayout.UNRECOVERABLE;
+            }
+            if (self != null) {
+                return unlockLinked(self, waiters, next);
+            }
+        }
+        final int cont = (int) INT.getAndSet(seg, LOCK, next);
+        if (waiters != 0 || cont < 0) {
+            futex.wake(seg, LOCK, 1, priv);
+        }
+        return 0;
+    }
+
+    private int unlockLinked(final RobustList self, final int waiters, final int next) {
+        self.pending(seg.address() + MutexLayout.NEXT);
+        final boolean found = self.unlink(seg);
+        final int cont = (int) INT.getAndSet(seg, LOCK, next);
+        self.pending(0);
+        if (!found) {
+            self.purge();
+        }
+        if (waiters != 0 || cont < 0) {
+            futex.wake(seg, LOCK, next == MutexLayout.UNRECOVERABLE ? -1 : 1, priv);
+        }
+        return 0;
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // consistent, destroy: pthread_mutex_consistent.c, pthread_mutex_destroy.c
+
+    /**
+     * Marks a robust mutex acquired with EOWNERDEAD consistent again
+     * ({@code pthread_mutex_consistent.c}); the next unlock then frees it normally.
+     *
+     * @return 0; EINVAL (not robust, not locked, or not inconsistent); EPERM (the caller is not
+     *     the owner; also for an unrecoverable mutex, whose owner field is nonzero)
+     */
+    public int consistent() {
+        final int old = (int) INT.getVolatile(seg, LOCK);
+        final int own = old & OWNER_MASK;
+        if (!robust || own == 0 || (old & OWNER_DIED) == 0) {
+            return Errno.EINVAL;
+        }
+        if (own != ThreadIds.current()) {
+            return Errno.EPERM;
+        }
+        INT.getAndBitwiseAnd(seg, LOCK, ~OWNER_DIED);
+        return 0;
+    }
+
+    /**
+     * {@code pthread_mutex_destroy.c}: nothing to release; the block may be reused or freed
+     * once no thread uses the mutex.
+     *
+     * @return 0
+     */
+    public int destroy() {
+        return 0;
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // introspection
+
+    /**
+     * @return the owner id in the lock word (a kernel tid, or a virtual thread's id from
+     *     {@link ThreadIds}), 0 when free or when the owner died and nobody claimed it yet,
+     *     0x3fffffff when unrecoverable; always 0 for a NORMAL mutex, which records no owner
+     */
+    public int ownerId() {
+        return tracked ? (int) INT.getVolatile(seg, LOCK) & OWNER_MASK : 0;
+    }
+
+    /** @return whether the calling thread owns it; always false for a NORMAL mutex (no owner recorded) */
+    public boolean isHeldByCurrentThread() {
+        return tracked && ((int) INT.getVolatile(seg, LOCK) & OWNER_MASK) == ThreadIds.current();
+    }
+
+    /** @return the calling thread's holds: 0 if it does not own it, else 1 + the recursion count */
+    public int holdCount() {
+        return isHeldByCurrentThread() ? (int) INT.getVolatile(seg, COUNT) + 1 : 0;
+    }
+
+    /** @return {@code _m_waiters}: threads sleeping, or about to, in a lock */
+    public int waiterCount() {
+        return (int) INT.getVolatile(seg, WAITERS);
+    }
+
+    /** @return the state of the lock word */
+    public State state() {
+        final int w = (int) INT.getVolatile(seg, LOCK);
+        if (w == 0) {
+            return State.FREE;
+        }
+        if (!tracked) {
+            return State.LOCKED;
+        }
+        if ((w & OWNER_MASK) == OWNER_MASK) {
+            return State.UNRECOVERABLE;
+        }
+        return (w & OWNER_DIED) != 0 ? State.OWNER_DIED : State.LOCKED;
+    }
+
+    /** @return the attributes (for an attached mutex, decoded from {@code _m_type}) */
+    public MutexAttr attr() {
+        return attr;
+    }
+
+    /** @return {@code _m_type}: kind | {@link MutexLayout#ROBUST} | {@link MutexLayout#PSHARED} */
+    public int type() {
+        return type;
+    }
+
+    /** @return the kind: {@link MutexAttr#NORMAL}, {@link MutexAttr#RECURSIVE} or {@link MutexAttr#ERRORCHECK} */
+    public int kind() {
+        return kind;
+    }
+
+    /** @return the block the mutex lives in */
+    Block block() {
+        return block;
+    }
+
+    /** @return the backend its lock word sleeps on */
+    Futex futex() {
+        return futex;
+    }
+
+    /** @return musl's {@code priv}: whether futex calls on {@code _m_lock} carry the private flag */
+    boolean priv() {
+        return priv;
+    }
+
+    @Override
+    public String toString() {
+        final int w = (int) INT.getVolatile(seg, LOCK);
+        return "Mutex[" + attr + ", " + state() + ", lock=0x" + Integer.toHexString(w)
+            + ", waiters=" + waiterCount() + ", " + futex.name() + "]";
+    }
+}

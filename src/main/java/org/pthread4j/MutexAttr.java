@@ -1,0 +1,202 @@
+package org.pthread4j;
+
+import org.pthread4j.futex.Futex;
+
+import java.util.Objects;
+
+/**
+ * Mutex attributes, as {@code pthread_mutexattr_t}: the kind, robustness, process sharing,
+ * and (an addition of this library) the futex backend of a process-private mutex. Immutable;
+ * made with {@link #builder()}. Follows musl's {@code pthread_mutexattr_set*.c}: the
+ * attributes are the {@code _m_type} bits that {@link Mutex} stores at init ({@link #bits()}).
+ *
+ * <pre>{@code
+ * MutexAttr attr = MutexAttr.builder().type(MutexAttr.RECURSIVE).robust(true).pshared(true).build();
+ * }</pre>
+ *
+ * <p>Backend rules (checked by {@link Builder#build()}): a process-shared or robust mutex
+ * sleeps in the kernel with shared futex operations, so its backend must serve shared words
+ * (default {@link org.pthread4j.futex.Futexes#shared()}); a private, non-robust mutex uses the
+ * given backend or {@link org.pthread4j.futex.Futexes#defaultPrivate()}.
+ */
+public final class MutexAttr {
+    /** {@code PTHREAD_MUTEX_NORMAL}: relock deadlocks, no owner checks. */
+    public static final int NORMAL = MutexLayout.NORMAL;
+    /** {@code PTHREAD_MUTEX_RECURSIVE}: the owner may relock; as many unlocks release. */
+    public static final int RECURSIVE = MutexLayout.RECURSIVE;
+    /** {@code PTHREAD_MUTEX_ERRORCHECK}: relock is EDEADLK, unlock by a non-owner EPERM. */
+    public static final int ERRORCHECK = MutexLayout.ERRORCHECK;
+    /**
+     * {@code PTHREAD_MUTEX_DEFAULT}, which is {@link #NORMAL} in musl. (Named {@code DEFAULT_TYPE}
+     * because {@link #DEFAULT} is the default attribute set.)
+     */
+    public static final int DEFAULT_TYPE = NORMAL;
+    /** The default attributes: NORMAL, stalled (not robust), process-private, default backend. */
+    public static final MutexAttr DEFAULT = new MutexAttr(NORMAL, false, false, null);
+
+    private final int type;
+    private final boolean robust;
+    private final boolean pshared;
+    private final Futex futex;
+
+    private MutexAttr(final int type, final boolean robust, final boolean pshared, final Futex futex) {
+        this.type = type;
+        this.robust = robust;
+        this.pshared = pshared;
+        this.futex = futex;
+    }
+
+    /** @return a builder with the default attributes */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * The attributes stored in an initialized mutex's {@code _m_type} word.
+     *
+     * @param bits  the word
+     * @param futex the backend, or {@code null} for the default
+     * @return the attributes
+     * @throws IllegalArgumentException when the word is not a supported mutex type
+     */
+    public static MutexAttr ofBits(final int bits, final Futex futex) {
+        MutexLayout.checkType(bits);
+        return new Builder().type(bits & MutexLayout.KIND_MASK).robust((bits & MutexLayout.ROBUST) != 0)
+            .pshared((bits & MutexLayout.PSHARED) != 0).futex(futex).build();
+    }
+
+    /** @return a builder starting from these attributes */
+    public Builder toBuilder() {
+        return new Builder().type(type).robust(robust).pshared(pshared).futex(futex);
+    }
+
+    /** @return the kind: {@link #NORMAL}, {@link #RECURSIVE} or {@link #ERRORCHECK} */
+    public int type() {
+        return type;
+    }
+
+    /** @return whether the mutex is robust ({@code PTHREAD_MUTEX_ROBUST}) */
+    public boolean robust() {
+        return robust;
+    }
+
+    /** @return whether the mutex is process-shared ({@code PTHREAD_PROCESS_SHARED}) */
+    public boolean pshared() {
+        return pshared;
+    }
+
+    /** @return the requested futex backend, or {@code null} for the default */
+    public Futex futex() {
+        return futex;
+    }
+
+    /** @return the {@code _m_type} word: kind | ROBUST (4) | PSHARED (128), musl's {@code __attr} */
+    public int bits() {
+        return type | (robust ? MutexLayout.ROBUST : 0) | (pshared ? MutexLayout.PSHARED : 0);
+    }
+
+    @Override
+    public boolean equals(final Object o) {
+        return o instanceof MutexAttr a && a.type == type && a.robust == robust && a.pshared == pshared
+            && Objects.equals(a.futex, futex);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(type, robust, pshared, futex);
+    }
+
+    @Override
+    public String toString() {
+        return "MutexAttr[" + switch (type) {
+            case RECURSIVE -> "RECURSIVE";
+            case ERRORCHECK -> "ERRORCHECK";
+            default -> "NORMAL";
+        } + (robust ? ", robust" : "") + (pshared ? ", pshared" : "")
+            + (futex != null ? ", " + futex.name() : "") + "]";
+    }
+
+    /** Builds {@link MutexAttr}; the setters follow musl's {@code pthread_mutexattr_set*}. */
+    public static final class Builder {
+        private int type = NORMAL;
+        private boolean robust;
+        private boolean pshared;
+        private Futex futex;
+
+        private Builder() {
+        }
+
+        /**
+         * {@code pthread_mutexattr_settype}.
+         *
+         * @param kind {@link #NORMAL}, {@link #RECURSIVE}, {@link #ERRORCHECK} or {@link #DEFAULT_TYPE}
+         * @return this builder
+         * @throws IllegalArgumentException for another value (musl: EINVAL)
+         */
+        public Builder type(final int kind) {
+            if (kind < 0 || kind > ERRORCHECK) {
+                throw new IllegalArgumentException("mutex type must be NORMAL (0), RECURSIVE (1) or ERRORCHECK (2): "
+                    + kind);
+            }
+            this.type = kind;
+            return this;
+        }
+
+        /**
+         * {@code pthread_mutexattr_setrobust}. A robust mutex needs the kernel robust list
+         * (checked by {@link #build()}, as musl checks {@code get_robust_list} once).
+         *
+         * @param robust whether the mutex is robust
+         * @return this builder
+         */
+        public Builder robust(final boolean robust) {
+            this.robust = robust;
+            return this;
+        }
+
+        /**
+         * {@code pthread_mutexattr_setpshared}.
+         *
+         * @param pshared whether other processes may use the mutex through shared memory
+         * @return this builder
+         */
+        public Builder pshared(final boolean pshared) {
+            this.pshared = pshared;
+            return this;
+        }
+
+        /**
+         * The futex backend. A process-private, non-robust mutex may use any backend; a
+         * process-shared or robust one needs a backend that serves shared words.
+         *
+         * @param futex the backend, or {@code null} for the default
+         * @return this builder
+         */
+        public Builder futex(final Futex futex) {
+            this.futex = futex;
+            return this;
+        }
+
+        /**
+         * @return the attributes
+         * @throws IllegalArgumentException      when a process-shared or robust mutex is given a
+         *                                       backend that cannot serve shared words
+         * @throws UnsupportedOperationException when robust is requested and the kernel robust
+         *                                       list is not available (musl's setrobust check)
+         */
+        public MutexAttr build() {
+            if ((robust || pshared) && futex != null && !futex.supportsShared()) {
+                throw new IllegalArgumentException("a " + (robust ? "robust" : "process-shared")
+                    + " mutex sleeps with shared futex operations (the kernel wakes its waiters when an owner dies),"
+                    + " and backend " + futex.name() + " cannot serve shared words");
+            }
+            if (robust) {
+                RobustList.checkSupported();
+            }
+            if (type == NORMAL && !robust && !pshared && futex == null) {
+                return DEFAULT;
+            }
+            return new MutexAttr(type, robust, pshared, futex);
+        }
+    }
+}

@@ -1,0 +1,396 @@
+package org.pthread4j;
+
+import org.pthread4j.futex.Futex;
+import org.pthread4j.futex.Futexes;
+import org.pthread4j.memory.Block;
+
+import java.lang.foreign.MemorySegment;
+
+import static org.pthread4j.RwLockLayout.COUNT_MASK;
+import static org.pthread4j.RwLockLayout.LOCK;
+import static org.pthread4j.RwLockLayout.MAX_COUNT;
+import static org.pthread4j.RwLockLayout.PSHARED;
+import static org.pthread4j.RwLockLayout.SHARED;
+import static org.pthread4j.RwLockLayout.WAITERS;
+import static org.pthread4j.RwLockLayout.WAITERS_BIT;
+import static org.pthread4j.RwLockLayout.WRITE_LOCKED;
+
+/**
+ * musl's {@code pthread_rwlock_t}: a reader-preferring read-write lock on one futex word, in
+ * a 56-byte block laid out as musl lays it out on x86_64 ({@link RwLockLayout}).
+ *
+ * <h2>Implementation overview</h2>
+ *
+ * <p>Everything lives in the lock word {@code _rw_lock}. Its low 31 bits count the holders: 0
+ * is free, 1 to 0x7ffffffe are that many readers, and 0x7fffffff means one writer. Bit 31 says
+ * "someone may be asleep on this word". A second word, {@code _rw_waiters}, counts the threads
+ * inside a futex wait; it steers spinning and tells an unlock whether to wake.
+ *
+ * <p>A reader takes the lock by CAS of the word to word+1 whenever the count is not
+ * 0x7fffffff, even when writers wait: <em>reader preference</em>. musl chose it (commit
+ * 50304f2e) because POSIX requires recursive read locks to work, and writer preference without
+ * per-reader bookkeeping would deadlock a reader that re-locks while a writer waits. Writers
+ * can starve. A writer takes the lock only by CAS from exactly 0 to 0x7fffffff.
+ *
+ * <p>A thread that must wait spins up to 100 times while no one sleeps, then counts itself in
+ * {@code _rw_waiters}, sets bit 31 by CAS (ignoring failure) and sleeps on the word's exact
+ * value, bit included. Readers sleep only while a writer holds the lock. The race this closes:
+ * an unlock that changes the word between the sleeper's read and its sleep makes the futex
+ * wait return at once (the value no longer matches), so no wake can be lost.
+ *
+ * <p>One {@link #unlock()} serves both kinds of holder (there is no owner). It reads
+ * {@code _rw_waiters} <em>before</em> its releasing CAS, because after that CAS another thread
+ * may take and destroy the lock; only a futex wake on the address may follow, and a wake is
+ * harmless on memory that is gone. When the release frees the lock and someone may sleep, a
+ * writer's unlock wakes all sleepers (they are mostly readers, which can all enter, commit
+ * b85fec2d) and the last reader's unlock wakes one (only writers sleep behind readers).
+ *
+ * <p>Like musl there is no owner tracking: a second {@code wrlock} by the holder deadlocks, a
+ * {@code rdlock} while holding the write lock deadlocks, and an unlock by a thread that holds
+ * nothing is not detected, except that an unlock of a lock nobody holds answers EPERM instead
+ * of corrupting the word (musl's behaviour there is undefined).
+ *
+ * <h2>Memory and backends</h2>
+ *
+ * <p>A private lock ({@code _rw_shared} 0) sleeps on the backend of its {@link RwLockAttr}, or
+ * {@link Futexes#defaultPrivate()}, with the private flag; a process-shared one
+ * ({@code _rw_shared} 128) on {@link Futexes#shared()} without it, so a lock in a file mapped by
+ * several processes (or by a C program linked with musl) works across them.
+ *
+ * <p>Memory consistency: actions before an {@link #unlock()} of the write lock happen-before
+ * every later successful read or write lock; actions before a reader's unlock happen-before a
+ * later successful write lock. Every word access is volatile.
+ *
+ * <p>Results are errno values as musl returns them ({@link Errno}). Timed variants take an
+ * absolute deadline; the classic forms use {@link Timespec#CLOCK_REALTIME} as musl does.
+ */
+public final class RwLock {
+    private final Block block;
+    private final MemorySegment seg;
+    private final Futex futex;
+    private final boolean priv;
+
+    /**
+     * {@code pthread_rwlock_init}: zeroes the 56 bytes and records whether the lock is
+     * process-shared.
+     *
+     * @param block at least {@link RwLockLayout#SIZE} bytes, {@link RwLockLayout#ALIGNMENT}-aligned
+     * @param attr  the attributes, or null for {@link RwLockAttr#DEFAULT}
+     * @throws IllegalArgumentException when the block is too small or misaligned
+     */
+    public RwLock(final Block block, final RwLockAttr attr) {
+        RwLockLayout.checkBlock(block);
+        final RwLockAttr a = attr != null ? attr : RwLockAttr.DEFAULT;
+        this.block = block;
+        this.seg = block.segment();
+        this.priv = !a.pshared();
+        this.futex = Backing.futex(a.pshared(), a.futex());
+        seg.asSlice(0, RwLockLayout.SIZE).fill((byte) 0);
+        block.set(SHARED, a.pshared() ? PSHARED : 0);
+    }
+
+    /**
+     * {@code pthread_rwlock_init} with default attributes: private, default backend.
+     *
+     * @param block the block
+     */
+    public RwLock(final Block block) {
+        this(block, null);
+    }
+
+    private RwLock(final Block block, final Futex futex, final boolean priv) {
+        this.block = block;
+        this.seg = block.segment();
+        this.futex = futex;
+        this.priv = priv;
+    }
+
+    /**
+     * Views a lock that was initialized elsewhere (by another process, or by a C program
+     * linked with musl) without changing it. A private lock gets
+     * {@link Futexes#defaultPrivate()}: attach a private lock only with the backend its other
+     * users sleep on ({@link #attach(Block, Futex)}).
+     *
+     * @param block the block holding the lock
+     * @return the view
+     * @throws IllegalArgumentException when the block is too small, misaligned, or does not
+     *                                  hold a consistent {@code pthread_rwlock_t}
+     */
+    public static RwLock attach(final Block block) {
+        return attach(block, null);
+    }
+
+    /**
+     * Views an initialized lock, with the backend to use if it is private.
+     *
+     * @param block        the block holding the lock
+     * @param privateFutex backend for a private lock, or null for the default
+     * @return the view
+     * @throws IllegalArgumentException when the block does not hold a consistent lock
+     */
+    public static RwLock attach(final Block block, final Futex privateFutex) {
+        RwLockLayout.checkInitialized(block);
+        final boolean pshared = block.get(SHARED) == PSHARED;
+        return new RwLock(block, Backing.futex(pshared, privateFutex), !pshared);
+    }
+
+    /** @return the block this lock lives in */
+    public Block block() {
+        return block;
+    }
+
+    /** @return the futex backend this lock sleeps on */
+    public Futex futex() {
+        return futex;
+    }
+
+    /** @return whether the lock is process-shared ({@code _rw_shared} is 128) */
+    public boolean isPshared() {
+        return !priv;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Readers: pthread_rwlock_tryrdlock.c, pthread_rwlock_timedrdlock.c, pthread_rwlock_rdlock.c
+
+    /**
+     * {@code pthread_rwlock_tryrdlock}: takes a read lock if no writer holds the lock.
+     *
+     * <p>Memory effects: on success, as a read lock (see the class description).
+     *
+     * @return 0; EBUSY when write-locked; EAGAIN when the reader count is at its limit
+     */
+    public int tryrdlock() {
+        int val;
+        do {
+            val = block.get(LOCK);
+            final int cnt = val & COUNT_MASK;
+            if (cnt == WRITE_LOCKED) {
+                return Errno.EBUSY;
+            }
+            if (cnt == MAX_COUNT) {
+                return Errno.EAGAIN;
+            }
+        } while (block.cas(LOCK, val, val + 1) != val);
+        return 0;
+    }
+
+    /**
+     * {@code pthread_rwlock_rdlock}: takes a read lock, sleeping while a writer holds the lock.
+     * Not interruptible (an interrupt is kept for the caller).
+     *
+     * @return 0, or EAGAIN when the reader count is at its limit
+     */
+    public int rdlock() {
+        return timedrdlock(Timespec.CLOCK_REALTIME, null, false);
+    }
+
+    /**
+     * {@code pthread_rwlock_timedrdlock}: {@link #rdlock()} until a deadline on
+     * {@link Timespec#CLOCK_REALTIME}.
+     *
+     * @param at the absolute deadline, or null for none
+     * @return 0, EAGAIN, ETIMEDOUT, or EINVAL for a deadline with nsec outside [0, 1e9)
+     *     (checked only if the call would sleep)
+     */
+    public int timedrdlock(final Timespec at) {
+        return timedrdlock(Timespec.CLOCK_REALTIME, at, false);
+    }
+
+    /**
+     * Takes a read lock, sleeping while a writer holds it, until the deadline on {@code clock}
+     * or, if {@code interruptible}, an interrupt (the interrupt status is left set).
+     *
+     * @param clock         {@link Timespec#CLOCK_REALTIME} or {@link Timespec#CLOCK_MONOTONIC}
+     * @param at            the absolute deadline, or null for none
+     * @param interruptible whether {@link Thread#interrupt()} ends the wait with EINTR
+     * @return 0, EAGAIN, ETIMEDOUT, EINTR, or EINVAL (bad deadline or clock, checked only if
+     *     the call would sleep)
+     */
+    public int timedrdlock(final int clock, final Timespec at, final boolean interruptible) {
+        int r = tryrdlock();
+        if (r != Errno.EBUSY) {
+            return r;
+        }
+        for (int spins = MuslWait.SPINS; spins > 0 && block.get(LOCK) != 0 && block.get(WAITERS) == 0; spins--) {
+            Thread.onSpinWait();
+        }
+        while ((r = tryrdlock()) == Errno.EBUSY) {
+            final int val = block.get(LOCK);
+            if (val == 0 || (val & COUNT_MASK) != WRITE_LOCKED) {
+                continue;
+            }
+            r = sleep(val, clock, at, interruptible);
+            if (r != 0) {
+                return r;
+            }
+        }
+        return r;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Writers: pthread_rwlock_trywrlock.c, pthread_rwlock_timedwrlock.c, pthread_rwlock_wrlock.c
+
+    /**
+     * {@code pthread_rwlock_trywrlock}: takes the write lock if nobody holds the lock.
+     *
+     * <p>Memory effects: on success, as a write lock (see the class description).
+     *
+     * @return 0, or EBUSY when readers or a writer hold it
+     */
+    public int trywrlock() {
+        return block.cas(LOCK, 0, WRITE_LOCKED) != 0 ? Errno.EBUSY : 0;
+    }
+
+    /**
+     * {@code pthread_rwlock_wrlock}: takes the write lock, sleeping while anyone holds the
+     * lock. Not interruptible. A second {@code wrlock} by the holder deadlocks, as in musl.
+     *
+     * @return 0
+     */
+    public int wrlock() {
+        return timedwrlock(Timespec.CLOCK_REALTIME, null, false);
+    }
+
+    /**
+     * {@code pthread_rwlock_timedwrlock}: {@link #wrlock()} until a deadline on
+     * {@link Timespec#CLOCK_REALTIME}.
+     *
+     * @param at the absolute deadline, or null for none
+     * @return 0, ETIMEDOUT, or EINVAL (bad deadline, checked only if the call would sleep)
+     */
+    public int timedwrlock(final Timespec at) {
+        return timedwrlock(Timespec.CLOCK_REALTIME, at, false);
+    }
+
+    /**
+     * Takes the write lock, sleeping while anyone holds it, until the deadline on
+     * {@code clock} or, if {@code interruptible}, an interrupt (the interrupt status is left
+     * set).
+     *
+     * @param clock         {@link Timespec#CLOCK_REALTIME} or {@link Timespec#CLOCK_MONOTONIC}
+     * @param at            the absolute deadline, or null for none
+     * @param interruptible whether {@link Thread#interrupt()} ends the wait with EINTR
+     * @return 0, ETIMEDOUT, EINTR, or EINVAL (bad deadline or clock, checked only if the call
+     *     would sleep)
+     */
+    public int timedwrlock(final int clock, final Timespec at, final boolean interruptible) {
+        int r = trywrlock();
+        if (r != Errno.EBUSY) {
+            return r;
+        }
+        for (int spins = MuslWait.SPINS; spins > 0 && block.get(LOCK) != 0 && block.get(WAITERS) == 0; spins--) {
+            Thread.onSpinWait();
+        }
+        while ((r = trywrlock()) == Errno.EBUSY) {
+            final int val = block.get(LOCK);
+            if (val == 0) {
+                continue;
+            }
+            r = sleep(val, clock, at, interruptible);
+            if (r != 0) {
+                return r;
+            }
+        }
+        return r;
+    }
+
+    /**
+     * One sleep of a reader or writer that saw {@code val}: count in, set bit 31, sleep on the
+     * word with the bit, count out.
+     *
+     * @return 0 to retry (woken, spurious, or the word changed), else ETIMEDOUT/EINVAL/EINTR
+     */
+    private int sleep(final int val, final int clock, final Timespec at, final boolean interruptible) {
+        final int t = val | WAITERS_BIT;
+        block.getAndAdd(WAITERS, 1);
+        final int r;
+        try {
+            block.cas(LOCK, val, t);
+            r = futex.timedWait(seg, LOCK, t, priv, clock, at, interruptible);
+        } finally {
+            block.getAndAdd(WAITERS, -1);
+        }
+        return r == Errno.EAGAIN ? 0 : r;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // pthread_rwlock_unlock.c
+
+    /**
+     * {@code pthread_rwlock_unlock}: releases a read lock or the write lock, whichever the
+     * caller holds. When the lock becomes free and sleepers may exist, a writer's unlock wakes
+     * all of them and the last reader's unlock wakes one.
+     *
+     * <p>Memory effects: actions before this call happen-before the next successful lock that
+     * this release makes possible.
+     *
+     * @return 0; EPERM when nobody holds the lock (musl leaves this undefined and corrupts the
+     *     word; this port refuses it and leaves the word unchanged)
+     */
+    public int unlock() {
+        int val;
+        int cnt;
+        int waiters;
+        int next;
+        do {
+            val = block.get(LOCK);
+            cnt = val & COUNT_MASK;
+            if (cnt == 0) {
+                return Errno.EPERM;
+            }
+            waiters = block.get(WAITERS);
+            next = (cnt == WRITE_LOCKED || cnt == 1) ? 0 : val - 1;
+        } while (block.cas(LOCK, val, next) != val);
+        if (next == 0 && (waiters != 0 || val < 0)) {
+            futex.wake(seg, LOCK, cnt, priv);
+        }
+        return 0;
+    }
+
+    /**
+     * {@code pthread_rwlock_destroy}: nothing to do, as in musl.
+     *
+     * @return 0
+     */
+    public int destroy() {
+        return 0;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Introspection (reads only; a snapshot that may be stale at once)
+
+    /** @return the raw lock word {@code _rw_lock} */
+    public int word() {
+        return block.get(LOCK);
+    }
+
+    /** @return how many readers hold the lock, 0 when free or write-locked */
+    public int readerCount() {
+        final int cnt = block.get(LOCK) & COUNT_MASK;
+        return cnt == WRITE_LOCKED ? 0 : cnt;
+    }
+
+    /** @return whether a writer holds the lock */
+    public boolean isWriteLocked() {
+        return (block.get(LOCK) & COUNT_MASK) == WRITE_LOCKED;
+    }
+
+    /** @return how many threads are inside a futex wait on the lock ({@code _rw_waiters}) */
+    public int waiterCount() {
+        return block.get(WAITERS);
+    }
+
+    /** @return whether bit 31 of the lock word says sleepers may exist */
+    public boolean hasWaitersBit() {
+        return block.get(LOCK) < 0;
+    }
+
+    @Override
+    public String toString() {
+        final int w = block.get(LOCK);
+        final int cnt = w & COUNT_MASK;
+        final String state = cnt == 0 ? "free" : cnt == WRITE_LOCKED ? "write-locked" : cnt + " readers";
+        return "RwLock[" + state + (w < 0 ? ", waiters bit" : "") + ", waiters=" + block.get(WAITERS)
+            + (priv ? ", private on " + futex.name() : ", pshared") + "]";
+    }
+}

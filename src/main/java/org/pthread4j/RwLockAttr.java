@@ -1,0 +1,76 @@
+package org.pthread4j;
+
+import org.pthread4j.futex.Futex;
+
+/**
+ * The attributes of a {@link RwLock}, musl's {@code pthread_rwlockattr_t}: whether the lock is
+ * process-shared ({@code pthread_rwlockattr_setpshared}), and, for a private lock, which futex
+ * backend it sleeps on (null for {@link org.pthread4j.futex.Futexes#defaultPrivate()}). A
+ * process-shared lock always uses the kernel ({@link org.pthread4j.futex.Futexes#shared()}).
+ *
+ * @param pshared whether the lock may be used from several processes mapping the same memory
+ * @param futex   backend for a private lock, or null for the default
+ */
+public record RwLockAttr(boolean pshared, Futex futex) {
+    /** Private, default backend: what a null attr means to {@code pthread_rwlock_init}. */
+    public static final RwLockAttr DEFAULT = new RwLockAttr(false, null);
+    /** Process-shared. */
+    public static final RwLockAttr PSHARED = new RwLockAttr(true, null);
+
+    /**
+     * @param futex backend for a private lock
+     * @return private attributes on that backend
+     */
+    public static RwLockAttr privateOn(final Futex futex) {
+        return new RwLockAttr(false, futex);
+    }
+
+    /** @return a builder starting from {@link #DEFAULT} */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Builds {@link RwLockAttr}s, with musl's {@code setpshared} check. */
+    public static final class Builder {
+        private boolean pshared;
+        private Futex futex;
+
+        /**
+         * @param pshared whether the lock is process-shared
+         * @return this
+         */
+        public Builder pshared(final boolean pshared) {
+            this.pshared = pshared;
+            return this;
+        }
+
+        /**
+         * {@code pthread_rwlockattr_setpshared}: {@code PTHREAD_PROCESS_PRIVATE} (0) or
+         * {@code PTHREAD_PROCESS_SHARED} (1).
+         *
+         * @param pshared 0 or 1
+         * @return 0, or EINVAL for any other value (the attribute is then unchanged)
+         */
+        public int setPshared(final int pshared) {
+            if (pshared != 0 && pshared != 1) {
+                return Errno.EINVAL;
+            }
+            this.pshared = pshared == 1;
+            return 0;
+        }
+
+        /**
+         * @param futex backend for a private lock (ignored for a process-shared one)
+         * @return this
+         */
+        public Builder futex(final Futex futex) {
+            this.futex = futex;
+            return this;
+        }
+
+        /** @return the attributes */
+        public RwLockAttr build() {
+            return new RwLockAttr(pshared, futex);
+        }
+    }
+}
