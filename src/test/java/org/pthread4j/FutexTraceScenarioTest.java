@@ -184,6 +184,48 @@ class FutexTraceScenarioTest {
     }
 
     /**
+     * musl-reference.md §4.6: two threads sleep on a held mutex; the unlock wakes one, which takes
+     * the lock with a plain CAS from 0 and so drops the waiters bit while the other still sleeps.
+     * Only {@code _m_waiters} remembers the second sleeper, and the first one's unlock wakes it.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.pthread4j.testing.Backends#privateBackends")
+    void theWaiterCountWakesASecondSleeperAfterAnAcquisitionDroppedTheBit(final Futex futex) throws Exception {
+        final Block b = memory.block(0, MutexLayout.SIZE, 8);
+        final Mutex m = new Mutex(b, MutexAttr.builder().futex(futex).build());
+        final long lock = b.address(MutexLayout.LOCK);
+        final CountDownLatch acquired = new CountDownLatch(1);
+        final CountDownLatch mayUnlock = new CountDownLatch(1);
+        final java.util.concurrent.atomic.AtomicReference<String> owner = new java.util.concurrent.atomic.AtomicReference<>();
+        final IntSupplier body = () -> {
+            final int r = m.lock();
+            owner.compareAndSet(null, Thread.currentThread().getName());
+            acquired.countDown();
+            await(mayUnlock);
+            return r != 0 ? r : m.unlock();
+        };
+        assertEquals(0, m.lock());
+        final Party t2 = new Party("T2", body).asleepOn(lock, () -> m.waiterCount() == 1);
+        final Party t3 = new Party("T3", body).asleepOn(lock, () -> m.waiterCount() == 2);
+        assertEquals(0, m.unlock());
+        await(acquired);
+        assertEquals(Errno.EBUSY, b.get(MutexLayout.LOCK), "the new owner's CAS 0 -> EBUSY dropped the bit");
+        assertEquals(1, m.waiterCount(), "the other sleeper is still counted");
+        final Party sleeper = owner.get().equals("T2") ? t3 : t2;
+        assertTrue(Sleepers.isAsleep(sleeper.thread, sleeper.tid, lock), "the other one still sleeps");
+        mayUnlock.countDown();
+        assertEquals(0, t2.get());
+        assertEquals(0, t3.get());
+        final List<FutexTrace.Event> wakes = on(lock).stream().filter(e -> e.op().equals("wake")).toList();
+        assertEquals(2, wakes.size(), "the test thread's unlock and the first owner's unlock: " + wakes);
+        for (final FutexTrace.Event e : wakes) {
+            assertEquals(1, e.result(), e.toString());
+        }
+        assertEquals(Mutex.State.FREE, m.state());
+        assertEquals(0, m.waiterCount());
+    }
+
+    /**
      * Broadcast to two sleeping waiters, the mutex free: the broadcast issues exactly one futex
      * call, a wake of the oldest waiter's barrier. That waiter, holding the mutex, requeues the
      * second from its barrier onto the mutex word (moved, not woken: it is still asleep while the
