@@ -182,6 +182,8 @@ public final class Mutex {
     private final boolean priv;
     private final Futex futex;
     private final MutexAttr attr;
+    /** The first thread that needed its identity here (a plain field: a racy read is harmless). */
+    private Self first;
 
     /**
      * Initializes a mutex in {@code block}, like {@code pthread_mutex_init}
@@ -275,7 +277,12 @@ public final class Mutex {
      *                                       process-shared mutex
      */
     public int lock() {
-        if (!tracked && (int) INT.compareAndExchange(seg, LOCK, 0, EBUSY) == 0) {
+        if (!tracked) {
+            if ((int) INT.compareAndExchange(seg, LOCK, 0, EBUSY) == 0) {
+                return 0;
+            }
+        } else if (!linked && (int) INT.compareAndExchange(seg, LOCK, 0, self().tid) == 0) {
+            // The first step of musl's trylock_owner when the word is 0: a plain CAS to tid.
             return 0;
         }
         return lockSlow(Timespec.CLOCK_REALTIME, null, false);
@@ -306,11 +313,8 @@ public final class Mutex {
         if (!tracked) {
             return (int) INT.compareAndExchange(seg, LOCK, 0, EBUSY) & EBUSY;
         }
-        if (linked) {
-            final RobustList self = RobustList.current();
-            return trylockOwner(self.tid, self);
-        }
-        return trylockOwner(ThreadIds.current(), null);
+        final Self self = self();
+        return trylockOwner(self.tid, linked ? self.robust() : null);
     }
 
     /**
@@ -350,8 +354,9 @@ public final class Mutex {
 
     /** The body of musl's {@code __pthread_mutex_timedlock} after its fast path. */
     private int lockSlow(final int clock, final Timespec abs, final boolean interruptible) {
-        final RobustList self = linked ? RobustList.current() : null;
-        final int tid = linked ? self.tid : tracked ? ThreadIds.current() : 0;
+        final Self me = tracked ? self() : null;
+        final RobustList self = linked ? me.robust() : null;
+        final int tid = tracked ? me.tid : 0;
         int r = trylock(tid, self);
         if (r != EBUSY) {
             return r;
@@ -444,27 +449,34 @@ public final class Mutex {
      */
     public int unlock() {
         final int waiters = (int) INT.getVolatile(seg, WAITERS);
-        int next = 0;
         if (tracked) {
-            final int old = (int) INT.getVolatile(seg, LOCK);
-            final RobustList self = linked ? RobustList.existing() : null;
-            final int tid = linked ? (self == null ? 0 : self.tid) : ThreadIds.current();
-            if ((old & OWNER_MASK) != tid || tid == 0) {
-                return Errno.EPERM;
+            return unlockOwner(waiters);
+        }
+        final int cont = (int) INT.getAndSet(seg, LOCK, 0);
+        if (waiters != 0 || cont < 0) {
+            futex.wake(seg, LOCK, 1, priv);
+        }
+        return 0;
+    }
+
+    /** The owner-tracked part of musl's {@code __pthread_mutex_unlock}. */
+    private int unlockOwner(final int waiters) {
+        final int old = (int) INT.getVolatile(seg, LOCK);
+        final Self self = self();
+        if ((old & OWNER_MASK) != self.tid) {
+            return Errno.EPERM;
+        }
+        if (kind == MutexLayout.RECURSIVE) {
+            final int count = (int) INT.get(seg, COUNT);
+            if (count != 0) {
+                INT.set(seg, COUNT, count - 1);
+                return 0;
             }
-            if (kind == MutexLayout.RECURSIVE) {
-                final int count = (int) INT.get(seg, COUNT);
-                if (count != 0) {
-                    INT.set(seg, COUNT, count - 1);
-                    return 0;
-                }
-            }
-            if (robust && (old & OWNER_DIED) != 0) {
-                next = MutexLayout.UNRECOVERABLE;
-            }
-            if (self != null) {
-                return unlockLinked(self, waiters, next);
-            }
+        }
+        final int next = robust && (old & OWNER_DIED) != 0 ? MutexLayout.UNRECOVERABLE : 0;
+        final RobustList list = linked ? self.robustOrNull() : null;
+        if (list != null) {
+            return unlockLinked(list, waiters, next);
         }
         final int cont = (int) INT.getAndSet(seg, LOCK, next);
         if (waiters != 0 || cont < 0) {
@@ -503,7 +515,7 @@ public final class Mutex {
         if (!robust || own == 0 || (old & OWNER_DIED) == 0) {
             return Errno.EINVAL;
         }
-        if (own != ThreadIds.current()) {
+        if (own != self().tid) {
             return Errno.EPERM;
         }
         INT.getAndBitwiseAnd(seg, LOCK, ~OWNER_DIED);
@@ -520,6 +532,24 @@ public final class Mutex {
         return 0;
     }
 
+    /**
+     * The calling thread's identity: from a one-entry cache holding the first thread that asked
+     * (the common case is one thread that locks and unlocks), else from its thread-local. The
+     * cache is written once, so threads that alternate on a contended mutex never write a
+     * shared field.
+     */
+    private Self self() {
+        final Self s = first;
+        if (s != null && s.thread == Thread.currentThread()) {
+            return s;
+        }
+        final Self c = Self.current();
+        if (s == null) {
+            first = c;
+        }
+        return c;
+    }
+
     // ---------------------------------------------------------------------------------------
     // introspection
 
@@ -534,7 +564,7 @@ public final class Mutex {
 
     /** @return whether the calling thread owns it; always false for a NORMAL mutex (no owner recorded) */
     public boolean isHeldByCurrentThread() {
-        return tracked && ((int) INT.getVolatile(seg, LOCK) & OWNER_MASK) == ThreadIds.current();
+        return tracked && ((int) INT.getVolatile(seg, LOCK) & OWNER_MASK) == self().tid;
     }
 
     /** @return the calling thread's holds: 0 if it does not own it, else 1 + the recursion count */

@@ -127,6 +127,7 @@ public final class Once {
      *                          threads race to run it again
      */
     public int run(final Runnable init) {
+        // src/thread/pthread_once.c: __pthread_once
         if ((int) Block.INT.getAcquire(seg, (long) CONTROL) == DONE) {
             return 0;
         }

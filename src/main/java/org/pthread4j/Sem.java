@@ -107,6 +107,7 @@ public final class Sem {
      * @throws IllegalArgumentException when the value is negative, or the block is unsuitable
      */
     public Sem(final Block block, final boolean pshared, final int value, final Futex privateFutex) {
+        // src/thread/sem_init.c
         SemLayout.checkBlock(block);
         if (value < 0) {
             throw new IllegalArgumentException(Backing.einval("sem_init value " + Integer.toUnsignedString(value)
@@ -249,6 +250,7 @@ public final class Sem {
      * @return 0, or EAGAIN when the value is 0
      */
     public int trywait() {
+        // src/thread/sem_trywait.c
         int val;
         while (((val = block.get(VALUE)) & SEM_VALUE_MAX) != 0) {
             if (block.cas(VALUE, val, val - 1) == val) {
@@ -293,6 +295,7 @@ public final class Sem {
      *     would sleep)
      */
     public int timedwait(final int clock, final Timespec at, final boolean interruptible) {
+        // src/thread/sem_timedwait.c (sem_wait.c calls it without a deadline)
         if (interruptible && Thread.currentThread().isInterrupted()) {
             return Errno.EINTR;
         }
@@ -332,6 +335,7 @@ public final class Sem {
      * @return 0, or EOVERFLOW when the value is already {@link #VALUE_MAX} (left unchanged)
      */
     public int post() {
+        // src/thread/sem_post.c, with commit 882aedf6 (2024)
         int val;
         int waiters;
         int next;
@@ -362,6 +366,7 @@ public final class Sem {
      * @return the value bits of the word, in [0, {@link #VALUE_MAX}]
      */
     public int getvalue() {
+        // src/thread/sem_getvalue.c
         return block.get(VALUE) & SEM_VALUE_MAX;
     }
 

@@ -63,6 +63,7 @@ public final class SpinLock {
      * @return 0
      */
     public int lock() {
+        // src/thread/pthread_spin_lock.c
         while (block.get(LOCK) != 0 || block.cas(LOCK, 0, LOCKED) != 0) {
             Thread.onSpinWait();
         }
@@ -75,6 +76,7 @@ public final class SpinLock {
      * @return 0, or EBUSY when held (the word's old value)
      */
     public int trylock() {
+        // src/thread/pthread_spin_trylock.c
         return block.cas(LOCK, 0, LOCKED);
     }
 
@@ -86,6 +88,7 @@ public final class SpinLock {
      * @return 0
      */
     public int unlock() {
+        // src/thread/pthread_spin_unlock.c
         block.set(LOCK, 0);
         return 0;
     }

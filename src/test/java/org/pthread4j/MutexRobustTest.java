@@ -216,7 +216,7 @@ class MutexRobustTest {
                 for (final Mutex m : ms) {
                     r |= m.lock();
                 }
-                final RobustList self = RobustList.existing();
+                final RobustList self = Self.current().robustOrNull();
                 final long head = self.headAddress();
                 assertEquals(head, RobustList.kernelHead()[0], "the kernel holds our head");
                 assertEquals(RobustList.HEAD_SIZE, RobustList.kernelHead()[1]);
