@@ -226,7 +226,8 @@ class FutexTraceScenarioTest {
     }
 
     /**
-     * Broadcast to two sleeping waiters, the mutex free: the broadcast issues exactly one futex
+     * Broadcast to two sleeping waiters, the mutex free (musl's path; with the mutex held see
+     * the next test): the broadcast issues exactly one futex
      * call, a wake of the oldest waiter's barrier. That waiter, holding the mutex, requeues the
      * second from its barrier onto the mutex word (moved, not woken: it is still asleep while the
      * first holds the mutex), and its unlock wakes it. Two wakes, one requeue, two waits in all.
@@ -299,6 +300,56 @@ class FutexTraceScenarioTest {
         assertEvent(w2All.getFirst(), "wait", w2Barrier, CondLayout.CONTENDED, 0);
         assertEquals(0, m.waiterCount());
         assertEquals(1, by(me).size());
+    }
+
+    /**
+     * The one place this port's condvar departs from musl ({@link Cond#REQUEUE_FIRST}): a
+     * broadcast by a thread that holds the waiters' mutex does not wake the oldest waiter (it
+     * would only find the mutex held and sleep again) but requeues it onto the mutex word. The
+     * broadcast issues exactly one futex call, that requeue; the unlock then wakes the waiter.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.pthread4j.testing.Backends#privateBackends")
+    void aBroadcastUnderTheMutexRequeuesTheOldestWaiterInsteadOfWakingIt(final Futex futex) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Cond.REQUEUE_FIRST, "musl's wake was asked for");
+        final Block mb = memory.block(0, MutexLayout.SIZE, 8);
+        final Block cb = memory.block(64, CondLayout.SIZE, 8);
+        final Mutex m = new Mutex(mb, MutexAttr.builder().futex(futex).build());
+        final Cond c = new Cond(cb, CondAttr.builder().futex(futex).build());
+        final long lock = mb.address(MutexLayout.LOCK);
+        final boolean[] flag = new boolean[1];
+        final String me = Thread.currentThread().getName();
+        final Party w1 = new Party("W1", () -> {
+            int r = m.lock();
+            while (r == 0 && !flag[0]) {
+                r = c.wait(m);
+            }
+            return r != 0 ? r : m.unlock();
+        });
+        final long barrier = awaitNewHead(cb, 0) + CondLayout.NODE_BARRIER;
+        w1.asleepOn(barrier, () -> true);
+
+        assertEquals(0, m.lock());
+        flag[0] = true;
+        assertEquals(0, c.broadcast());
+        final List<FutexTrace.Event> mine = by(me);
+        assertEquals(1, mine.size(), "the broadcast issues one futex call: " + mine);
+        assertEvent(mine.getFirst(), "requeue", barrier, 1L, 1);
+        assertEquals(lock, mine.getFirst().address2());
+        assertTrue(Sleepers.isAsleep(w1.thread, w1.tid, barrier), "the oldest waiter was moved, not woken");
+        assertEquals(List.of(), by("W1"));
+        assertEquals(0x80000010, mb.get(MutexLayout.LOCK), "the broadcaster set the waiters bit");
+        assertEquals(1, m.waiterCount(), "and counted the requeued waiter");
+
+        assertEquals(0, m.unlock());
+        assertEquals(0, w1.get());
+        final List<FutexTrace.Event> all = by(me);
+        assertEquals(2, all.size(), all.toString());
+        assertEvent(all.get(1), "wake", lock, 1, 1);
+        final List<FutexTrace.Event> its = by("W1");
+        assertEquals(1, its.size(), "woken once, from the mutex word: " + its);
+        assertEvent(its.getFirst(), "wait", barrier, CondLayout.CONTENDED, 0);
+        assertEquals(0, m.waiterCount());
     }
 
     /** @return the condvar's new {@code _c_head} node address once it differs from {@code before} */

@@ -242,27 +242,47 @@ public final class DemoTraceCommand {
             t.events();
             t.note("Nothing so far: each waiter took m and c._c_lock uncontended, and its sleep is in progress.");
 
-            t.step("S: lock(m); flag = true; broadcast(c)\n"
-                + "      -- under c._c_lock, S walks the list from the oldest waiter, turns W1, W2, W3 from WAITING\n"
-                + "         to SIGNALED and detaches them, then releases only W1's barrier: ONE futex wake");
-            t.expect(0, sig.call(() -> {
-                final int r = m.lock();
-                flag[0] = true;
-                return r == 0 ? c.broadcast() : r;
-            }), "lock and broadcast");
-            t.events();
-            t.step("W1 wakes, takes its barrier, and tries to relock m, which S holds: it sleeps on m._m_lock");
-            t.awaitAsleep(w1, lock, () -> mb.get(MutexLayout.WAITERS) == 1);
-            words.run();
-            t.events();
-            t.note("W2 and W3 are still asleep on their barriers: signaled, but not woken.");
-
-            t.step("S: unlock(m)  -- _m_waiters is 1: wake one (W1)\n"
-                + "  W1: owns m; as the group's first member it raises _m_waiters (so every unlock wakes while\n"
-                + "      the group drains), sets bit 31 of m, zeroes W2's barrier and REQUEUES W2 from its\n"
-                + "      barrier onto m._m_lock (wake 0, move 1); W1 returns from wait, then unlock(m) wakes W2\n"
-                + "  W2: wakes from the mutex word, does the same for W3\n"
-                + "  W3: the group's last member lowers _m_waiters; its unlock wakes nobody");
+            if (Cond.REQUEUE_FIRST) {
+                t.step("S: lock(m); flag = true; broadcast(c)\n"
+                    + "      -- under c._c_lock, S walks the list from the oldest waiter, turns W1, W2, W3 from WAITING\n"
+                    + "         to SIGNALED and detaches them. W1's mutex is held (by S), so instead of waking W1 to\n"
+                    + "         find it held, S counts W1 in _m_waiters, sets bit 31 of m, zeroes W1's barrier and\n"
+                    + "         REQUEUES W1 onto m._m_lock: nobody is woken yet (musl wakes W1 here)");
+                t.expect(0, sig.call(() -> {
+                    final int r = m.lock();
+                    flag[0] = true;
+                    return r == 0 ? c.broadcast() : r;
+                }), "lock and broadcast");
+                words.run();
+                t.events();
+                t.note("W1 now sleeps on the mutex word; W2 and W3 still sleep on their barriers: signaled, not woken.");
+                t.step("S: unlock(m)  -- _m_waiters is 1: wake one (W1)\n"
+                    + "  W1: wakes from the mutex word, takes its barrier and m; zeroes W2's barrier and REQUEUES W2\n"
+                    + "      from its barrier onto m._m_lock (wake 0, move 1); W1 returns from wait, then unlock(m) wakes W2\n"
+                    + "  W2: wakes from the mutex word, does the same for W3\n"
+                    + "  W3: the group's last member lowers _m_waiters; its unlock wakes nobody");
+            } else {
+                t.step("S: lock(m); flag = true; broadcast(c)\n"
+                    + "      -- under c._c_lock, S walks the list from the oldest waiter, turns W1, W2, W3 from WAITING\n"
+                    + "         to SIGNALED and detaches them, then releases only W1's barrier: ONE futex wake");
+                t.expect(0, sig.call(() -> {
+                    final int r = m.lock();
+                    flag[0] = true;
+                    return r == 0 ? c.broadcast() : r;
+                }), "lock and broadcast");
+                t.events();
+                t.step("W1 wakes, takes its barrier, and tries to relock m, which S holds: it sleeps on m._m_lock");
+                t.awaitAsleep(w1, lock, () -> mb.get(MutexLayout.WAITERS) == 1);
+                words.run();
+                t.events();
+                t.note("W2 and W3 are still asleep on their barriers: signaled, but not woken.");
+                t.step("S: unlock(m)  -- _m_waiters is 1: wake one (W1)\n"
+                    + "  W1: owns m; as the group's first member it raises _m_waiters (so every unlock wakes while\n"
+                    + "      the group drains), sets bit 31 of m, zeroes W2's barrier and REQUEUES W2 from its\n"
+                    + "      barrier onto m._m_lock (wake 0, move 1); W1 returns from wait, then unlock(m) wakes W2\n"
+                    + "  W2: wakes from the mutex word, does the same for W3\n"
+                    + "  W3: the group's last member lowers _m_waiters; its unlock wakes nobody");
+            }
             t.expect(0, sig.call(m::unlock), "unlock");
             for (int i = 0; i < ws.length; i++) {
                 t.expect(0, t.get(waits.get(i), ws[i].name + "'s wait"), ws[i].name + "'s wait");
@@ -270,7 +290,8 @@ public final class DemoTraceCommand {
             }
             words.run();
             t.events();
-            t.note("One broadcast to three waiters: one wake by the broadcaster, then one requeue and one wake per\n"
+            t.note("One broadcast to three waiters: " + (Cond.REQUEUE_FIRST ? "a requeue by the broadcaster"
+                : "a wake by the broadcaster") + ", then one requeue and one wake per\n"
                 + "      handoff; no call woke more than one thread, so the mutex never saw a stampede. A requeued\n"
                 + "      waiter's wait is recorded on the barrier word it went to sleep on.");
         }
