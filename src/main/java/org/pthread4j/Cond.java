@@ -116,6 +116,8 @@ import static org.pthread4j.CondLayout.*;
  *
  * <p>Backends: a private condvar uses {@link CondAttr#futex()} or
  * {@link Futexes#defaultPrivate()}; a shared one uses {@link Futexes#shared()}.
+ *
+ * <p>See {@code docs/03-cond.md}: the words, the states, the races and the tests that prove them.
  */
 public final class Cond {
     /** The system property that turns {@link #REQUEUE_FIRST} off. */

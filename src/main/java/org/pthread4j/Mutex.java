@@ -133,6 +133,8 @@ import java.util.Objects;
  * of a thread after a later successful {@code lock}, {@code trylock} or {@code timedlock}
  * (result 0 or EOWNERDEAD) of the same mutex, in this process or, through shared memory, in
  * another.
+ *
+ * <p>See {@code docs/02-mutex.md}: the words, the states, the races and the tests that prove them.
  */
 public final class Mutex {
     /**

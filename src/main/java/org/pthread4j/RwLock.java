@@ -63,6 +63,8 @@ import static org.pthread4j.RwLockLayout.WRITE_LOCKED;
  *
  * <p>Results are errno values as musl returns them ({@link Errno}). Timed variants take an
  * absolute deadline; the classic forms use {@link Timespec#CLOCK_REALTIME} as musl does.
+ *
+ * <p>See {@code docs/04-rwlock.md}: the words, the states, the races and the tests that prove them.
  */
 public final class RwLock {
     private final Block block;

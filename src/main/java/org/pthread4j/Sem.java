@@ -64,6 +64,8 @@ import static org.pthread4j.SemLayout.WAITERS_BIT;
  *
  * <p>Memory consistency: actions before a {@link #post()} happen-before the return of the wait
  * that takes the permit it made. Results are errno values as musl sets them.
+ *
+ * <p>See {@code docs/05-semaphore.md}: the words, the states, the races and the tests that prove them.
  */
 public final class Sem {
     /** {@code SEM_VALUE_MAX}: 0x7fffffff. */

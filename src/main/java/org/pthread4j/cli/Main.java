@@ -14,13 +14,14 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
- * Entry point of {@code ./pthread4j}: {@code bench} runs the benchmarks, {@code help} prints
- * the usage. An unknown command or a bad option prints a message and the usage on standard
- * error and exits with status 2.
+ * Entry point of {@code ./pthread4j}: {@code bench} runs the benchmarks, {@code demo trace}
+ * prints the futex operations of small scenarios, {@code help} prints the usage. An unknown
+ * command or a bad option prints a message and the usage on standard error and exits with
+ * status 2.
  */
 @Command(name = "pthread4j",
     description = "musl libc's thread synchronization on off-heap words and real futexes.",
-    subcommands = {BenchCommand.class, CommandLine.HelpCommand.class},
+    subcommands = {BenchCommand.class, DemoCommand.class, CommandLine.HelpCommand.class},
     synopsisSubcommandLabel = "COMMAND")
 public final class Main implements Callable<Integer> {
     /** Exit status for a command-line error. */
