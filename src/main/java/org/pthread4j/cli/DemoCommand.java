@@ -16,7 +16,7 @@ import java.util.concurrent.Callable;
  * {@link DemoTraceCommand}.
  */
 @Command(name = "demo", header = "Runs small scenarios that show how the primitives work.",
-    synopsisSubcommandLabel = "COMMAND", subcommands = DemoCommand.Trace.class)
+    synopsisSubcommandLabel = "COMMAND", subcommands = {DemoCommand.Trace.class, DemoCommand.Ipc.class})
 public final class DemoCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
@@ -64,6 +64,24 @@ public final class DemoCommand implements Callable<Integer> {
             all.addAll(scenarios);
             return DemoTraceCommand.run(all.toArray(String[]::new), spec.commandLine().getOut(),
                 spec.commandLine().getErr());
+        }
+    }
+
+    /** {@code demo ipc}: hands its arguments to {@link DemoIpcCommand#run(String[])}. */
+    @Command(name = "ipc", header = "Two JVMs ping-pong through a shared mutex and condvar, then one is killed mid-hold.",
+        description = {"Starts a second JVM that shares a file with this one, prints round trips per second through",
+            "a process-shared mutex and condition variable, then kills the peer while it holds a robust",
+            "mutex and shows this JVM recovering through EOWNERDEAD."})
+    static final class Ipc implements Callable<Integer> {
+        @picocli.CommandLine.Unmatched
+        private List<String> args = new ArrayList<>();
+
+        Ipc() {
+        }
+
+        @Override
+        public Integer call() {
+            return DemoIpcCommand.run(args.toArray(String[]::new));
         }
     }
 }
