@@ -60,6 +60,8 @@ import static org.pthread4j.BarrierLayout.WAITERS2;
  *
  * <p>Memory consistency: actions of every party before its {@link #await()} happen-before the
  * return of {@link #await()} in every party of the same cycle.
+ *
+ * <p>See {@code docs/06-once-barrier-spin.md}: the words, the states, the races and the tests that prove them.
  */
 public final class Barrier {
     /** {@code PTHREAD_BARRIER_SERIAL_THREAD}: what exactly one party of each cycle is told. */

@@ -42,11 +42,13 @@ import static org.pthread4j.CondLayout.*;
  * signaler raises {@code _m_waiters} on the waiter's behalf (the oldest then does not raise it
  * again; the newest lowers it, as in musl), sets bit 31 while the word is locked, releases the
  * barrier and requeues; an unlock that slipped in before the requeue is caught by reading the word
- * afterwards and waking the mutex if it is free. A free mutex gets musl's wake. The cost: while
- * the requeued waiter is counted, every unlock of the mutex wakes (musl's mutex wakes whenever
- * {@code _m_waiters} is nonzero), one syscall per unlock on the kernel backend for a thread that
- * relocks the mutex in a tight loop. {@value #REQUEUE_FIRST_PROPERTY}{@code =false} restores
- * musl's wake.
+ * afterwards and waking the mutex if it is free. A free mutex gets musl's wake. Once awake, a
+ * waiter that was alone in its group drops that raise before relocking, and the oldest of a larger
+ * group spins for the mutex as musl's relock would have (musl's mutex spins only while
+ * {@code _m_waiters} is 0). The cost: while the requeued waiter is counted, every unlock of the
+ * mutex wakes (musl's mutex wakes whenever {@code _m_waiters} is nonzero), one syscall per unlock
+ * on the kernel backend for a thread that relocks the mutex in a tight loop.
+ * {@value #REQUEUE_FIRST_PROPERTY}{@code =false} restores musl's wake.
  *
  * <p>The races this closes:
  * <ul>
@@ -114,10 +116,10 @@ import static org.pthread4j.CondLayout.*;
  *
  * <p>Backends: a private condvar uses {@link CondAttr#futex()} or
  * {@link Futexes#defaultPrivate()}; a shared one uses {@link Futexes#shared()}.
+ *
+ * <p>See {@code docs/03-cond.md}: the words, the states, the races and the tests that prove them.
  */
 public final class Cond {
-    /** Bounded spin of musl's {@code __wait} before sleeping. */
-    private static final int SPINS = 100;
     /** The system property that turns {@link #REQUEUE_FIRST} off. */
     public static final String REQUEUE_FIRST_PROPERTY = "pthread4j.cond.requeueFirst";
     /**
@@ -344,6 +346,20 @@ public final class Cond {
             // Signaled: the barrier orders the group's wakeups.
             lock(w, NODE_BARRIER);
         }
+        // A lone waiter requeued by its signaler is awake now: the raise of _m_waiters made on
+        // its behalf protects nobody else, so drop it before relocking, which lets this relock
+        // spin like any fresh locker (musl's mutex spins only while _m_waiters is 0).
+        final boolean lone = oldstate != WAITING && node.counted && node.prev == null;
+        if (lone) {
+            mutex.block().getAndAdd(MutexLayout.WAITERS, -1);
+        } else if (oldstate != WAITING && node.counted) {
+            // The oldest of a group, requeued by its signaler: musl would have woken it with
+            // _m_waiters still 0, so its relock would spin; give it that spin.
+            final Block mb = mutex.block();
+            for (int spins = MuslWait.SPINS; spins > 0 && mb.get(MutexLayout.LOCK) != 0; spins--) {
+                Thread.onSpinWait();
+            }
+        }
 
         // Errors relocking the mutex override: the caller must learn the mutex's state.
         final int r = mutex.lock();
@@ -366,7 +382,7 @@ public final class Cond {
                 m.cas(MutexLayout.LOCK, val, val | MutexLayout.WAITERS_BIT);
             }
             unlockRequeue(successor, mutex);
-        } else {
+        } else if (!lone) {
             m.getAndAdd(MutexLayout.WAITERS, -1);
         }
         node.clearLinks();
@@ -500,7 +516,7 @@ public final class Cond {
         if (self != null) {
             int cur;
             while ((cur = (int) Block.INT.getVolatile(self.words, (long) NODE_REF)) != 0) {
-                waitWhile(self.words, NODE_REF, cur);
+                MuslWait.await(futex, self.words, NODE_REF, -1, cur, true);
             }
         }
         if (first != null) {
@@ -591,7 +607,7 @@ public final class Cond {
             futex.wake(seg, SEQ, -1, false);
             int cnt;
             while (((cnt = block.get(WAITERS)) & ~WAITERS_DESTROY) != 0) {
-                sharedWaitWhile(WAITERS, cnt);
+                MuslWait.await(futex, seg, WAITERS, -1, cnt, false);
             }
         }
         return 0;
@@ -636,7 +652,7 @@ public final class Cond {
         if ((int) Block.INT.compareAndExchange(s, off, UNLOCKED, LOCKED) != UNLOCKED) {
             Block.INT.compareAndExchange(s, off, LOCKED, CONTENDED);
             do {
-                waitWhile(s, off, CONTENDED);
+                MuslWait.await(futex, s, off, -1, CONTENDED, true);
             } while ((int) Block.INT.compareAndExchange(s, off, UNLOCKED, CONTENDED) != UNLOCKED);
         }
     }
@@ -645,35 +661,6 @@ public final class Cond {
     private void unlock(final MemorySegment s, final long off) {
         if ((int) Block.INT.getAndSet(s, off, UNLOCKED) == CONTENDED) {
             futex.wake(s, off, 1, true);
-        }
-    }
-
-    /**
-     * musl's {@code __wait(addr, 0, val, 1)} ({@code __wait.c}): spin a little, then sleep while
-     * the word holds {@code val}.
-     */
-    private void waitWhile(final MemorySegment s, final long off, final int val) {
-        for (int spins = SPINS; spins > 0; spins--) {
-            if ((int) Block.INT.getVolatile(s, off) != val) {
-                return;
-            }
-            Thread.onSpinWait();
-        }
-        while ((int) Block.INT.getVolatile(s, off) == val) {
-            futex.wait(s, off, val, true);
-        }
-    }
-
-    /** musl's {@code __wait(addr, 0, val, 0)} ({@code __wait.c}) on a shared word of the block. */
-    private void sharedWaitWhile(final long off, final int val) {
-        for (int spins = SPINS; spins > 0; spins--) {
-            if (block.get(off) != val) {
-                return;
-            }
-            Thread.onSpinWait();
-        }
-        while (block.get(off) == val) {
-            futex.wait(seg, off, val, false);
         }
     }
 

@@ -45,6 +45,8 @@ import static org.pthread4j.OnceLayout.RUNNING_WAITERS;
  *
  * <p>Memory consistency: the initializer's actions happen-before the return of every
  * {@link #run} on this once that returns normally.
+ *
+ * <p>See {@code docs/06-once-barrier-spin.md}: the words, the states, the races and the tests that prove them.
  */
 public final class Once {
     private final Block block;

@@ -35,6 +35,8 @@ import java.util.Arrays;
  * <p>Not thread-safe: only its thread uses it. The kernel reads it at thread exit or process
  * death, when the thread runs no more code, and then walks at most 2048 nodes
  * ({@code ROBUST_LIST_LIMIT}): mutexes beyond the 2048 most recently locked are not marked.
+ *
+ * <p>See {@code docs/07-robust-and-shared.md}: the words, the states, the races and the tests that prove them.
  */
 final class RobustList {
     /** {@code sizeof(struct robust_list_head)} on LP64. */

@@ -63,6 +63,8 @@ import static org.pthread4j.RwLockLayout.WRITE_LOCKED;
  *
  * <p>Results are errno values as musl returns them ({@link Errno}). Timed variants take an
  * absolute deadline; the classic forms use {@link Timespec#CLOCK_REALTIME} as musl does.
+ *
+ * <p>See {@code docs/04-rwlock.md}: the words, the states, the races and the tests that prove them.
  */
 public final class RwLock {
     private final Block block;
@@ -351,6 +353,35 @@ public final class RwLock {
         } while (block.cas(LOCK, val, next) != val);
         if (next == 0 && (waiters != 0 || val < 0)) {
             futex.wake(seg, LOCK, cnt, priv);
+        }
+        return 0;
+    }
+
+    /**
+     * Turns the write lock the caller holds into one read lock, with no moment in between at
+     * which another writer could take the lock. POSIX and musl have no such operation; this is
+     * {@link #unlock()} of a writer with the releasing CAS storing a reader count of 1 instead of
+     * 0: it reads {@code _rw_waiters} first, and wakes every sleeper when someone may sleep, as a
+     * writer's unlock does (readers can now all enter; writers go back to sleep).
+     *
+     * <p>Like {@link #unlock()} it cannot tell who holds the lock: only the writer may call it.
+     *
+     * <p>Memory effects: those of an unlock of the write lock followed by a read lock.
+     *
+     * @return 0; EPERM when the lock is not write-locked (the word is left unchanged)
+     */
+    public int downgrade() {
+        int val;
+        int waiters;
+        do {
+            val = block.get(LOCK);
+            if ((val & COUNT_MASK) != WRITE_LOCKED) {
+                return Errno.EPERM;
+            }
+            waiters = block.get(WAITERS);
+        } while (block.cas(LOCK, val, 1) != val);
+        if (waiters != 0 || val < 0) {
+            futex.wake(seg, LOCK, -1, priv);
         }
         return 0;
     }

@@ -64,6 +64,8 @@ import static org.pthread4j.SemLayout.WAITERS_BIT;
  *
  * <p>Memory consistency: actions before a {@link #post()} happen-before the return of the wait
  * that takes the permit it made. Results are errno values as musl sets them.
+ *
+ * <p>See {@code docs/05-semaphore.md}: the words, the states, the races and the tests that prove them.
  */
 public final class Sem {
     /** {@code SEM_VALUE_MAX}: 0x7fffffff. */
@@ -320,6 +322,91 @@ public final class Sem {
         return 0;
     }
 
+    /**
+     * Takes {@code n} permits at once if that many are available: {@link #trywait()} with a
+     * count, for the {@code java.util.concurrent} adapter (POSIX semaphores take one permit at
+     * a time). The CAS subtracts {@code n} and keeps bit 31, as {@link #trywait()} does.
+     *
+     * <p>Memory effects: on success, as a wait.
+     *
+     * @param n how many permits, at least 1
+     * @return 0, or EAGAIN when fewer than {@code n} are available; EINVAL for {@code n < 1}
+     */
+    public int trywait(final int n) {
+        if (n == 1) {
+            return trywait();
+        }
+        if (n < 1) {
+            return Errno.EINVAL;
+        }
+        int val;
+        while (((val = block.get(VALUE)) & SEM_VALUE_MAX) >= n) {
+            if (block.cas(VALUE, val, val - n) == val) {
+                return 0;
+            }
+        }
+        return Errno.EAGAIN;
+    }
+
+    /**
+     * Takes {@code n} permits at once, sleeping until that many are available: the sleep of
+     * {@link #timedwait(int, Timespec, boolean)} generalized. A waiter short of permits counts
+     * itself in, sets bit 31 on the value it saw (musl's waiter sets it on 0, the only value a
+     * single-permit waiter sleeps on) and sleeps while the word holds that value with the bit.
+     * Every post changes the word, so the race with a post is closed as in {@code sem_wait}.
+     * The permits are taken all together or not at all, so two waiters can never each hold
+     * part of what they need.
+     *
+     * <p>Wakeups follow {@link #post()}'s rule, which wakes one sleeper when several sleep: a
+     * waiter woken with too few permits sleeps again and the permits wait for the next post
+     * or a waiter that needs fewer, as a larger request at the head of a
+     * {@code java.util.concurrent.Semaphore}'s queue holds back the ones behind it.
+     *
+     * @param n             how many permits, at least 1
+     * @param clock         {@link Timespec#CLOCK_REALTIME} or {@link Timespec#CLOCK_MONOTONIC}
+     * @param at            the absolute deadline, or null for none
+     * @param interruptible whether {@link Thread#interrupt()} ends the wait with EINTR
+     * @return 0, ETIMEDOUT, EINTR, or EINVAL ({@code n < 1}, or a bad deadline or clock,
+     *     checked only if the call would sleep)
+     */
+    public int timedwait(final int n, final int clock, final Timespec at, final boolean interruptible) {
+        if (n == 1) {
+            return timedwait(clock, at, interruptible);
+        }
+        if (n < 1) {
+            return Errno.EINVAL;
+        }
+        if (interruptible && Thread.currentThread().isInterrupted()) {
+            return Errno.EINTR;
+        }
+        if (trywait(n) == 0) {
+            return 0;
+        }
+        for (int spins = MuslWait.SPINS;
+             spins > 0 && (block.get(VALUE) & SEM_VALUE_MAX) < n && block.get(WAITERS) == 0; spins--) {
+            Thread.onSpinWait();
+        }
+        while (trywait(n) != 0) {
+            block.getAndAdd(WAITERS, 1);
+            final int r;
+            try {
+                final int val = block.get(VALUE);
+                if ((val & SEM_VALUE_MAX) >= n) {
+                    continue;
+                }
+                final int t = val | WAITERS_BIT;
+                block.cas(VALUE, val, t);
+                r = futex.timedWait(seg, VALUE, t, priv, clock, at, interruptible);
+            } finally {
+                block.getAndAdd(WAITERS, -1);
+            }
+            if (r != 0 && r != Errno.EAGAIN) {
+                return r;
+            }
+        }
+        return 0;
+    }
+
     // ------------------------------------------------------------------------------------------
     // sem_post.c
 
@@ -350,6 +437,47 @@ public final class Sem {
         } while (block.cas(VALUE, val, next) != val);
         if (val < 0 || waiters != 0) {
             futex.wake(seg, VALUE, waiters > 1 ? 1 : -1, priv);
+        }
+        return 0;
+    }
+
+    /**
+     * Adds {@code n} permits in one CAS: {@link #post()} with a count, for the
+     * {@code java.util.concurrent} adapter. The wake rule is musl's with {@code n} in place of
+     * one: when more than {@code n} waiters were seen the post keeps bit 31 and wakes {@code n};
+     * otherwise it clears the bit and wakes them all. Like {@link #post()} it reads the waiter
+     * count before its CAS and touches nothing but the futex after it.
+     *
+     * <p>Memory effects: actions before this call happen-before the return of each wait that
+     * takes one of these permits.
+     *
+     * @param n how many permits, at least 1
+     * @return 0; EOVERFLOW when the value would pass {@link #VALUE_MAX} (left unchanged);
+     *     EINVAL for {@code n < 1}
+     */
+    public int post(final int n) {
+        if (n == 1) {
+            return post();
+        }
+        if (n < 1) {
+            return Errno.EINVAL;
+        }
+        int val;
+        int waiters;
+        int next;
+        do {
+            val = block.get(VALUE);
+            waiters = block.get(WAITERS);
+            if ((val & SEM_VALUE_MAX) > SEM_VALUE_MAX - n) {
+                return Errno.EOVERFLOW;
+            }
+            next = val + n;
+            if (waiters <= n) {
+                next &= ~WAITERS_BIT;
+            }
+        } while (block.cas(VALUE, val, next) != val);
+        if (val < 0 || waiters != 0) {
+            futex.wake(seg, VALUE, waiters > n ? n : -1, priv);
         }
         return 0;
     }

@@ -21,6 +21,8 @@ import static org.pthread4j.SpinLockLayout.LOCKED;
  *
  * <p>Memory consistency: actions before {@link #unlock()} happen-before the next successful
  * {@link #lock()} or {@link #trylock()}.
+ *
+ * <p>See {@code docs/06-once-barrier-spin.md}: the words, the states, the races and the tests that prove them.
  */
 public final class SpinLock {
     private final Block block;

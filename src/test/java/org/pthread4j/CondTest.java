@@ -177,6 +177,7 @@ class CondTest {
             unlock(fx.mutex);
             crew.join();
             assertEquals(0, fx.cond.waiterCount());
+            assertEquals(0, fx.mutex.waiterCount(), "a raise of _m_waiters was not undone");
         }
     }
 
@@ -225,6 +226,7 @@ class CondTest {
             crew.join();
             assertEquals(3, consumed.get());
             assertEquals(0, fx.tokens);
+            assertEquals(0, fx.mutex.waiterCount(), "a raise of _m_waiters was not undone");
         }
     }
 

@@ -26,6 +26,7 @@ public final class Workloads {
             new RwLockWorkload(),
             new SemWorkload(),
             new BroadcastWorkload(),
+            new JucWorkload(),
             new HashWorkload());
     }
 

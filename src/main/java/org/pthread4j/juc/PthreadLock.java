@@ -1,0 +1,495 @@
+package org.pthread4j.juc;
+
+import org.pthread4j.Cond;
+import org.pthread4j.CondAttr;
+import org.pthread4j.CondLayout;
+import org.pthread4j.Errno;
+import org.pthread4j.Mutex;
+import org.pthread4j.MutexAttr;
+import org.pthread4j.MutexLayout;
+import org.pthread4j.Timespec;
+import org.pthread4j.futex.Futex;
+import org.pthread4j.memory.Block;
+
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A {@link Lock} that is a musl {@code pthread_mutex_t} ({@link Mutex}): a drop-in for
+ * {@link ReentrantLock} whose state lives in off-heap memory, private to this JVM by default or
+ * placed in a caller's {@link Block} (a file mapped by several processes, or a C program linked
+ * with musl, can share it).
+ *
+ * <h2>Overview</h2>
+ *
+ * <p>This class adds no synchronization of its own: each method is one call of the mutex
+ * (musl's {@code pthread_mutex_lock.c}, {@code _trylock.c}, {@code _timedlock.c},
+ * {@code _unlock.c}) and a translation of its errno into what {@link Lock} specifies. By
+ * default the mutex is RECURSIVE, so the lock is reentrant as {@code ReentrantLock} is: the
+ * owner may lock again, and as many {@code unlock}s release it; the hold count is the mutex's
+ * {@code _m_count} plus one. Other kinds, chosen with {@link MutexAttr}:
+ * <ul>
+ * <li><b>ERRORCHECK</b>: not reentrant. A {@code lock} by the owner throws
+ *     {@link IllegalStateException} (musl's EDEADLK) instead of deadlocking or recursing;
+ *     {@code tryLock()} by the owner answers false.</li>
+ * <li><b>robust</b> (either kind): when an owner thread or process dies holding the lock, the
+ *     next acquisition succeeds but throws {@link OwnerDiedException}, with the lock held; the
+ *     owner repairs the data and calls {@link #markConsistent()}. Unlocking without it makes
+ *     the lock unusable ({@link NotRecoverableException} for everyone after). Robust locks use
+ *     the kernel robust list and work on platform threads only
+ *     ({@link UnsupportedOperationException} on a virtual thread).</li>
+ * <li><b>process-shared</b>: the futex calls omit the private flag, so processes mapping the
+ *     block meet on it; such a lock must be placed in shared memory
+ *     ({@link #PthreadLock(Block, MutexAttr)}) and is opened elsewhere with {@link #attach}.</li>
+ * </ul>
+ * A NORMAL mutex records no owner, so it cannot tell who holds it or refuse a wrong unlock:
+ * this class refuses it.
+ *
+ * <h2>Differences from ReentrantLock</h2>
+ * <ul>
+ * <li>Not fair: musl's mutex lets an arriving thread take a free lock ahead of sleepers.
+ *     {@link #isFair()} is false and there is no fair mode.</li>
+ * <li>The queue is a count, not a list of threads: {@link #getQueueLength()} and
+ *     {@link #hasQueuedThreads()} read {@code _m_waiters}; there is no
+ *     {@code getQueuedThreads}, {@code hasQueuedThread} or {@code getOwner}, and
+ *     {@link #toString()} names the owner by its thread id ({@link #getOwnerId()}).</li>
+ * <li>The maximum hold count is {@code Integer.MAX_VALUE} (musl's count overflow check), past
+ *     which {@code lock} throws {@link Error}, as {@code ReentrantLock} does.</li>
+ * <li>Interrupts are answered within the backend's wait slice: at once on the parking
+ *     backend, within 20 ms on the kernel backends.</li>
+ * <li>Blocked threads show as {@code WAITING}/{@code TIMED_WAITING} on the parking backend
+ *     (the default for private locks) and unmount when virtual; on the kernel backends (and
+ *     for every process-shared or robust lock) a blocked thread is in a native call: it shows
+ *     as {@code RUNNABLE}, and a virtual thread pins its carrier while it sleeps.</li>
+ * </ul>
+ *
+ * <p>Memory consistency: as for every {@link Lock}, a successful {@code lock}, {@code tryLock}
+ * or {@code lockInterruptibly} (including one that throws {@link OwnerDiedException}) has the
+ * effects of a monitor enter, and {@code unlock} of a monitor exit: actions before an unlock
+ * happen-before the actions after the next acquisition, in this process or, through shared
+ * memory, in another.
+ */
+public final class PthreadLock implements Lock {
+    /** The attributes of {@link #PthreadLock()}: RECURSIVE, private, default backend. */
+    public static final MutexAttr RECURSIVE = MutexAttr.builder().type(MutexAttr.RECURSIVE).build();
+
+    private final Mutex mutex;
+
+    /**
+     * A private reentrant lock on the default private backend
+     * ({@link org.pthread4j.futex.Futexes#defaultPrivate()}), in its own memory, freed when the
+     * lock is no longer reachable.
+     */
+    public PthreadLock() {
+        this(RECURSIVE);
+    }
+
+    /**
+     * A lock in its own private memory with the given attributes, for example another backend:
+     * {@code MutexAttr.builder().type(MutexAttr.RECURSIVE).futex(Futexes.linux()).build()}.
+     *
+     * @param attr RECURSIVE or ERRORCHECK, robust or not; process-shared makes no sense in
+     *             private memory but is allowed
+     * @throws IllegalArgumentException for a NORMAL mutex (it records no owner)
+     */
+    public PthreadLock(final MutexAttr attr) {
+        this(PrivateBlocks.allocate(MutexLayout.SIZE, MutexLayout.ALIGNMENT), attr);
+    }
+
+    /**
+     * Initializes a lock in a caller's block ({@code pthread_mutex_init}): in memory shared with
+     * other processes when {@code attr} is process-shared. Initializing a block that some thread
+     * uses is an error, as in C; other processes open it with {@link #attach(Block)}.
+     *
+     * @param block at least {@link MutexLayout#SIZE} bytes, 8-byte aligned
+     * @param attr  RECURSIVE or ERRORCHECK, robust or not, private or process-shared
+     * @throws IllegalArgumentException for a NORMAL mutex, or a block that is too small or misaligned
+     */
+    public PthreadLock(final Block block, final MutexAttr attr) {
+        this(new Mutex(block, checkKind(Objects.requireNonNull(attr, "attr"))));
+    }
+
+    private PthreadLock(final Mutex mutex) {
+        this.mutex = mutex;
+    }
+
+    /**
+     * A view of a lock initialized elsewhere (another process, another view, a C program):
+     * {@link Mutex#attach(Block)}. A private lock must be used through one view only, or
+     * through views on the same backend.
+     *
+     * @param block the block holding the mutex
+     * @return the lock
+     * @throws IllegalArgumentException when the block holds no mutex, or a NORMAL one
+     */
+    public static PthreadLock attach(final Block block) {
+        return of(Mutex.attach(block));
+    }
+
+    /**
+     * {@link #attach(Block)} with the backend a private lock's other views use.
+     *
+     * @param block the block holding the mutex
+     * @param futex the backend, or {@code null} for the default
+     * @return the lock
+     * @throws IllegalArgumentException when the block holds no mutex, or a NORMAL one
+     */
+    public static PthreadLock attach(final Block block, final Futex futex) {
+        return of(Mutex.attach(block, futex));
+    }
+
+    /**
+     * A lock over an existing mutex object.
+     *
+     * @param mutex a RECURSIVE or ERRORCHECK mutex
+     * @return the lock
+     * @throws IllegalArgumentException for a NORMAL mutex
+     */
+    public static PthreadLock of(final Mutex mutex) {
+        checkKind(mutex.attr());
+        return new PthreadLock(mutex);
+    }
+
+    private static MutexAttr checkKind(final MutexAttr attr) {
+        if (attr.type() == MutexAttr.NORMAL) {
+            throw new IllegalArgumentException("a PthreadLock needs an owner-tracked mutex (RECURSIVE or ERRORCHECK): "
+                + "a NORMAL mutex cannot tell who holds it, so unlock could not throw IllegalMonitorStateException");
+        }
+        return attr;
+    }
+
+    /** @return the mutex under this lock */
+    public Mutex mutex() {
+        return mutex;
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Lock
+
+    /**
+     * Acquires the lock, waiting as long as needed ({@link Mutex#lock()}). If the current thread
+     * holds it already, the hold count goes up by one (RECURSIVE). Not interruptible: an
+     * interrupt is kept and left set.
+     *
+     * @throws OwnerDiedException            (robust) acquired, but the previous owner died
+     * @throws NotRecoverableException       (robust) not acquired: the lock is unusable
+     * @throws IllegalStateException         (ERRORCHECK) the current thread holds it already
+     * @throws Error                         when the hold count would pass {@code Integer.MAX_VALUE}
+     * @throws UnsupportedOperationException (robust or process-shared) on a virtual thread
+     */
+    @Override
+    public void lock() {
+        final int r = mutex.lock();
+        if (r != 0) {
+            acquired(r);
+        }
+    }
+
+    /**
+     * Acquires the lock unless the current thread is interrupted, on entry or while it waits
+     * ({@link Mutex#lockInterruptibly()}).
+     *
+     * @throws InterruptedException when interrupted; the interrupt status is cleared and the
+     *                              lock is not acquired
+     * @throws OwnerDiedException   as {@link #lock()}, and the other exceptions of {@link #lock()}
+     */
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        final int r = mutex.lockInterruptibly();
+        if (r != 0) {
+            interrupted(r);
+            acquired(r);
+        }
+    }
+
+    /**
+     * Acquires the lock if no other thread holds it ({@link Mutex#trylock()}); the current
+     * holder acquires it again (RECURSIVE). Like {@code ReentrantLock.tryLock()} it takes a free
+     * lock even when threads wait for it.
+     *
+     * @return whether the lock was acquired (false also for an ERRORCHECK lock the current
+     *     thread holds)
+     * @throws OwnerDiedException as {@link #lock()}, and the other exceptions of {@link #lock()}
+     */
+    @Override
+    public boolean tryLock() {
+        final int r = mutex.trylock();
+        return r == 0 || acquired(r);
+    }
+
+    /**
+     * Acquires the lock, waiting at most {@code time} (measured on CLOCK_MONOTONIC) and answering
+     * interrupts ({@link Mutex#timedlock(int, Timespec, boolean)}). A time of zero or less only
+     * tries.
+     *
+     * @param time how long to wait
+     * @param unit its unit
+     * @return true when acquired, false when the time passed first
+     * @throws InterruptedException when interrupted, on entry or while waiting; the interrupt
+     *                              status is cleared and the lock is not acquired
+     * @throws OwnerDiedException   as {@link #lock()}, and the other exceptions of {@link #lock()}
+     */
+    @Override
+    public boolean tryLock(final long time, final TimeUnit unit) throws InterruptedException {
+        final long nanos = unit.toNanos(time);
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        int r = mutex.trylock();
+        if (r == Errno.EBUSY && nanos > 0) {
+            r = mutex.timedlock(Timespec.CLOCK_MONOTONIC, Timespec.after(Timespec.CLOCK_MONOTONIC, nanos,
+                TimeUnit.NANOSECONDS), true);
+            interrupted(r);
+        }
+        return r == 0 || acquired(r);
+    }
+
+    /**
+     * Releases one hold ({@link Mutex#unlock()}); the last one frees the lock and wakes a waiter.
+     * A robust lock acquired with {@link OwnerDiedException} and not marked consistent becomes
+     * unrecoverable when its last hold is released.
+     *
+     * @throws IllegalMonitorStateException when the current thread does not hold the lock
+     */
+    @Override
+    public void unlock() {
+        if (mutex.unlock() != 0) {
+            throw new IllegalMonitorStateException("the current thread does not hold " + this);
+        }
+    }
+
+    /**
+     * A new condition of this lock, a musl {@code pthread_cond_t} ({@link Cond}) in its own
+     * private memory, on the same backend as a private lock (so a signal can move a waiter
+     * straight onto the mutex instead of waking it). Its timed waits use CLOCK_MONOTONIC.
+     *
+     * @return the condition
+     */
+    @Override
+    public PthreadCondition newCondition() {
+        final Futex f = mutex.attr().pshared() || mutex.attr().robust() ? null : mutex.attr().futex();
+        final Cond cond = new Cond(PrivateBlocks.allocate(CondLayout.SIZE, CondLayout.ALIGNMENT),
+            CondAttr.builder().clock(Timespec.CLOCK_MONOTONIC).futex(f).build());
+        return new PthreadCondition(cond, mutex, new LockOwner());
+    }
+
+    /**
+     * A new condition of this lock placed in a caller's block ({@code pthread_cond_init}); a
+     * process-shared condition in shared memory lets threads of several processes wait and
+     * signal with a process-shared lock.
+     *
+     * @param block at least {@link CondLayout#SIZE} bytes, 8-byte aligned
+     * @param attr  the condition's attributes (its clock is the clock of timed waits)
+     * @return the condition
+     * @throws IllegalArgumentException for an unsuitable block or attributes
+     */
+    public PthreadCondition newCondition(final Block block, final CondAttr attr) {
+        return new PthreadCondition(new Cond(block, attr), mutex, new LockOwner());
+    }
+
+    /**
+     * A condition of this lock over a process-shared condvar initialized elsewhere
+     * ({@link Cond#attach(Block)}).
+     *
+     * @param block the condvar's block
+     * @return the condition
+     * @throws IllegalArgumentException when the block holds no process-shared condvar
+     */
+    public PthreadCondition attachCondition(final Block block) {
+        return new PthreadCondition(Cond.attach(block), mutex, new LockOwner());
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Robustness
+
+    /**
+     * Marks a robust lock consistent after {@link OwnerDiedException}
+     * ({@link Mutex#consistent()}): the data is repaired, the next unlock frees the lock normally.
+     *
+     * @throws IllegalMonitorStateException when the current thread does not hold the lock
+     * @throws IllegalStateException        when the lock is not robust or not in the owner-died
+     *                                      state
+     */
+    public void markConsistent() {
+        final int r = mutex.consistent();
+        if (r == Errno.EPERM) {
+            throw new IllegalMonitorStateException("the current thread does not hold " + this);
+        }
+        if (r != 0) {
+            throw new IllegalStateException(Errno.name(r) + ": " + this + " is not a robust lock in the owner-died state");
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Introspection, as ReentrantLock
+
+    /**
+     * @return how many times the current thread holds the lock, 0 when it does not
+     *     ({@code _m_count} + 1 for the owner)
+     */
+    public int getHoldCount() {
+        return mutex.holdCount();
+    }
+
+    /** @return whether the current thread holds the lock */
+    public boolean isHeldByCurrentThread() {
+        return mutex.isHeldByCurrentThread();
+    }
+
+    /**
+     * @return whether any thread (of any process sharing the lock) holds it; also true for a
+     *     robust lock whose owner died (until the next acquisition) or that is unrecoverable
+     */
+    public boolean isLocked() {
+        return mutex.state() != Mutex.State.FREE;
+    }
+
+    /** @return false: musl's mutex is not fair */
+    public boolean isFair() {
+        return false;
+    }
+
+    /**
+     * @return the owner's thread id ({@link org.pthread4j.futex.ThreadIds}: the kernel tid of a
+     *     platform thread), 0 when the lock is free
+     */
+    public int getOwnerId() {
+        return mutex.ownerId();
+    }
+
+    /**
+     * @return whether threads may be waiting to acquire the lock ({@code _m_waiters} nonzero): an
+     *     estimate, as in {@code ReentrantLock}
+     */
+    public boolean hasQueuedThreads() {
+        return mutex.waiterCount() > 0;
+    }
+
+    /**
+     * @return an estimate of the threads waiting to acquire the lock, in every process sharing it:
+     *     {@code _m_waiters}, the threads in the sleeping phase of a lock (it may count one more
+     *     while a group of waiters released by a condition's {@code signalAll} drains)
+     */
+    public int getQueueLength() {
+        return mutex.waiterCount();
+    }
+
+    /**
+     * @param condition a condition of this lock
+     * @return whether threads may be waiting on it
+     * @throws IllegalMonitorStateException when the current thread does not hold this lock
+     * @throws IllegalArgumentException     when the condition is not one of this lock's
+     * @throws NullPointerException         when the condition is null
+     */
+    public boolean hasWaiters(final Condition condition) {
+        return getWaitQueueLength(condition) > 0;
+    }
+
+    /**
+     * @param condition a condition of this lock
+     * @return an estimate of the threads waiting on it ({@link Cond#waiterCount()})
+     * @throws IllegalMonitorStateException when the current thread does not hold this lock
+     * @throws IllegalArgumentException     when the condition is not one of this lock's
+     * @throws NullPointerException         when the condition is null
+     */
+    public int getWaitQueueLength(final Condition condition) {
+        Objects.requireNonNull(condition, "condition");
+        if (!(condition instanceof PthreadCondition c) || c.mutex() != mutex) {
+            throw new IllegalArgumentException("not a condition of this lock");
+        }
+        if (!isHeldByCurrentThread()) {
+            throw new IllegalMonitorStateException("the current thread does not hold " + this);
+        }
+        return c.cond().waiterCount();
+    }
+
+    /**
+     * @return {@code ReentrantLock}'s form with the owner's id instead of its name:
+     *     {@code PthreadLock@1b6d3586[Locked by thread id 4242 (current), waiters=1; Mutex[...]]},
+     *     or {@code [Unlocked; ...]}, {@code [Owner died; ...]}, {@code [Not recoverable; ...]}
+     */
+    @Override
+    public String toString() {
+        final Mutex.State s = mutex.state();
+        final String state = switch (s) {
+            case FREE -> "Unlocked";
+            case LOCKED -> "Locked by thread id " + mutex.ownerId()
+                + (mutex.isHeldByCurrentThread() ? " (current, holds " + mutex.holdCount() + ")" : "");
+            case OWNER_DIED -> "Owner died";
+            case UNRECOVERABLE -> "Not recoverable";
+        };
+        return getClass().getSimpleName() + "@" + Integer.toHexString(hashCode()) + "[" + state + ", waiters="
+            + mutex.waiterCount() + "; " + mutex.attr() + "]";
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // errno translation
+
+    /**
+     * Translates a result of an acquisition that was not 0.
+     *
+     * @return false for EBUSY and ETIMEDOUT (not acquired); otherwise throws
+     */
+    private boolean acquired(final int r) {
+        switch (r) {
+            case Errno.EBUSY, Errno.ETIMEDOUT -> {
+                return false;
+            }
+            case Errno.EOWNERDEAD -> throw new OwnerDiedException(this);
+            case Errno.ENOTRECOVERABLE -> throw new NotRecoverableException(this);
+            case Errno.EDEADLK -> throw new IllegalStateException("EDEADLK: the current thread already holds " + this
+                + ", an errorcheck lock");
+            case Errno.EAGAIN -> throw new Error("Maximum lock count exceeded");
+            default -> throw new IllegalStateException("unexpected result " + Errno.name(r) + " from " + mutex);
+        }
+    }
+
+    /** Throws for EINTR, clearing the interrupt status as {@code java.util.concurrent} does. */
+    private static void interrupted(final int r) throws InterruptedException {
+        if (r == Errno.EINTR) {
+            Thread.interrupted();
+            throw new InterruptedException();
+        }
+    }
+
+    /** Condition support: releases every hold but the one the condvar releases, and restores them. */
+    private final class LockOwner extends PthreadCondition.Owner {
+        @Override
+        boolean isHeldByCurrentThread() {
+            return mutex.isHeldByCurrentThread();
+        }
+
+        @Override
+        int release() {
+            final int holds = mutex.holdCount();
+            for (int i = 1; i < holds; i++) {
+                mutex.unlock();
+            }
+            return holds;
+        }
+
+        @Override
+        void reacquire(final int holds, final int r) {
+            if (r == Errno.ENOTRECOVERABLE) {
+                throw new NotRecoverableException(PthreadLock.this);
+            }
+            for (int i = 1; i < holds; i++) {
+                mutex.lock();
+            }
+            if (r == Errno.EOWNERDEAD) {
+                throw new OwnerDiedException(PthreadLock.this);
+            }
+        }
+
+        @Override
+        String describe() {
+            return PthreadLock.this.toString();
+        }
+    }
+}

@@ -1,0 +1,688 @@
+package org.pthread4j.juc;
+
+import org.pthread4j.Cond;
+import org.pthread4j.CondAttr;
+import org.pthread4j.CondLayout;
+import org.pthread4j.Errno;
+import org.pthread4j.Mutex;
+import org.pthread4j.MutexAttr;
+import org.pthread4j.MutexLayout;
+import org.pthread4j.RwLock;
+import org.pthread4j.RwLockAttr;
+import org.pthread4j.RwLockLayout;
+import org.pthread4j.Timespec;
+import org.pthread4j.futex.Futex;
+import org.pthread4j.memory.Block;
+
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * A {@link ReadWriteLock} that is a musl {@code pthread_rwlock_t} ({@link RwLock}): a drop-in
+ * for {@link ReentrantReadWriteLock}, with both locks reentrant, write-to-read downgrade, and
+ * conditions on the write lock; private by default or placed in a caller's {@link Block}.
+ *
+ * <h2>Overview</h2>
+ *
+ * <p>musl's rwlock is one word: a count of read holders, or {@code 0x7fffffff} for the writer.
+ * It records no owners, so reentrancy is kept in Java, per lock object, the way
+ * {@code ReentrantReadWriteLock} keeps it:
+ * <ul>
+ * <li>Each thread's read holds are a counter in a {@link ThreadLocal}. Only a thread's
+ *     <em>first</em> read hold takes a read lock on the word ({@code pthread_rwlock_rdlock});
+ *     further holds only count, and the last release unlocks the word. The word therefore
+ *     counts reading threads, a reentrant read never waits (not even behind a waiting
+ *     writer), and a release by a thread that holds no read lock is refused with
+ *     {@link IllegalMonitorStateException}.</li>
+ * <li>The writer is recorded as a thread and a hold count, written only by the writer while it
+ *     holds the word, as {@code AbstractQueuedSynchronizer} records its exclusive owner. A
+ *     reentrant write lock only counts.</li>
+ * <li><b>Downgrade</b>: the writer may take read locks (they only count, the word stays
+ *     write-locked); when it releases its last write hold while holding read holds, the word
+ *     turns from write-locked to one reader in a single CAS ({@link RwLock#downgrade()}), so no
+ *     other writer can slip in between.</li>
+ * <li><b>Upgrade is refused</b>: a thread holding only read locks that asks for the write lock
+ *     would wait for every reader to leave, itself included, for ever (it deadlocks with
+ *     {@code ReentrantReadWriteLock}). Here {@code lock()} and {@code lockInterruptibly()}
+ *     throw {@link IllegalMonitorStateException} at once, and the {@code tryLock} forms return
+ *     false at once, without waiting; release the read locks first.</li>
+ * </ul>
+ * One lock object serves one lock: two objects attached to one block keep separate books, so a
+ * thread re-entering through the other object is not recognized.
+ *
+ * <h2>Differences from ReentrantReadWriteLock</h2>
+ * <ul>
+ * <li>musl prefers readers: a new reader enters whenever no writer holds the lock, even while
+ *     writers wait, so a stream of overlapping readers can starve writers. There is no fair
+ *     mode.</li>
+ * <li>{@link #getReadLockCount()} counts reading threads, not read holds.</li>
+ * <li>Queues are counts ({@code _rw_waiters}): no {@code getQueuedThreads} and relatives; no
+ *     {@code getOwner}.</li>
+ * <li>Conditions of the write lock are private to this JVM even when the lock is
+ *     process-shared (the write lock is not a mutex a process-shared condvar could wait with).</li>
+ * <li>Interrupts, thread states and virtual threads as for {@link PthreadLock}.</li>
+ * </ul>
+ *
+ * <p>Memory consistency: a release of the write lock happens-before every later acquisition of
+ * either lock; a release of a read lock happens-before a later acquisition of the write lock.
+ */
+public final class PthreadReadWriteLock implements ReadWriteLock {
+    private static final int MAX_HOLDS = Integer.MAX_VALUE;
+
+    private final RwLock rw;
+    private final ReadLock readLock = new ReadLock(this);
+    private final WriteLock writeLock = new WriteLock(this);
+    /** Read holds of each thread; the entry stays while the thread lives (reused by later reads). */
+    private final ThreadLocal<Holds> readHolds = new ThreadLocal<>();
+    /** The writing thread, or null; written only by the writer while it holds the word. */
+    private Thread writer;
+    /** The writer's holds; touched only by the writer. */
+    private int writeHolds;
+
+    /** One thread's read holds. */
+    private static final class Holds {
+        int count;
+    }
+
+    /**
+     * A private lock on the default private backend, in its own memory, freed when the lock is
+     * no longer reachable.
+     */
+    public PthreadReadWriteLock() {
+        this(RwLockAttr.DEFAULT);
+    }
+
+    /**
+     * A lock in its own private memory with the given attributes (the backend of a private lock:
+     * {@link RwLockAttr#privateOn(Futex)}).
+     *
+     * @param attr the attributes
+     */
+    public PthreadReadWriteLock(final RwLockAttr attr) {
+        this(PrivateBlocks.allocate(RwLockLayout.SIZE, RwLockLayout.ALIGNMENT), attr);
+    }
+
+    /**
+     * Initializes a lock in a caller's block ({@code pthread_rwlock_init}), in memory shared with
+     * other processes when {@code attr} is process-shared.
+     *
+     * @param block at least {@link RwLockLayout#SIZE} bytes, 8-byte aligned
+     * @param attr  the attributes
+     * @throws IllegalArgumentException for an unsuitable block
+     */
+    public PthreadReadWriteLock(final Block block, final RwLockAttr attr) {
+        this(new RwLock(block, Objects.requireNonNull(attr, "attr")));
+    }
+
+    private PthreadReadWriteLock(final RwLock rw) {
+        this.rw = rw;
+    }
+
+    /**
+     * A view of a lock initialized elsewhere ({@link RwLock#attach(Block, Futex)}).
+     *
+     * @param block the block holding the lock
+     * @param futex the backend of a private lock, or {@code null} for the default
+     * @return the lock
+     * @throws IllegalArgumentException when the block holds no rwlock
+     */
+    public static PthreadReadWriteLock attach(final Block block, final Futex futex) {
+        return new PthreadReadWriteLock(RwLock.attach(block, futex));
+    }
+
+    /**
+     * A lock over an existing rwlock object, which no other lock object may use.
+     *
+     * @param rw the rwlock
+     * @return the lock
+     */
+    public static PthreadReadWriteLock of(final RwLock rw) {
+        return new PthreadReadWriteLock(Objects.requireNonNull(rw, "rw"));
+    }
+
+    /** @return the rwlock under this lock */
+    public RwLock rwLock() {
+        return rw;
+    }
+
+    @Override
+    public ReadLock readLock() {
+        return readLock;
+    }
+
+    @Override
+    public WriteLock writeLock() {
+        return writeLock;
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Introspection, as ReentrantReadWriteLock
+
+    /** @return false: musl's rwlock prefers readers and is not fair */
+    public boolean isFair() {
+        return false;
+    }
+
+    /** @return how many threads hold the read lock (of every process sharing it), 0 when write-locked */
+    public int getReadLockCount() {
+        return rw.readerCount();
+    }
+
+    /** @return whether some thread (of any process sharing the lock) holds the write lock */
+    public boolean isWriteLocked() {
+        return rw.isWriteLocked();
+    }
+
+    /** @return whether the current thread holds the write lock */
+    public boolean isWriteLockedByCurrentThread() {
+        return writer == Thread.currentThread();
+    }
+
+    /** @return the current thread's write holds, 0 when it does not hold the write lock */
+    public int getWriteHoldCount() {
+        return isWriteLockedByCurrentThread() ? writeHolds : 0;
+    }
+
+    /** @return the current thread's read holds */
+    public int getReadHoldCount() {
+        final Holds h = readHolds.get();
+        return h == null ? 0 : h.count;
+    }
+
+    /** @return whether threads may be waiting to acquire either lock ({@code _rw_waiters} nonzero) */
+    public boolean hasQueuedThreads() {
+        return rw.waiterCount() > 0;
+    }
+
+    /** @return an estimate of the threads waiting to acquire either lock ({@code _rw_waiters}) */
+    public int getQueueLength() {
+        return rw.waiterCount();
+    }
+
+    /**
+     * @param condition a condition of this lock's write lock
+     * @return whether threads may be waiting on it
+     * @throws IllegalMonitorStateException when the current thread does not hold the write lock
+     * @throws IllegalArgumentException     when the condition is not one of this lock's
+     */
+    public boolean hasWaiters(final Condition condition) {
+        return getWaitQueueLength(condition) > 0;
+    }
+
+    /**
+     * @param condition a condition of this lock's write lock
+     * @return an estimate of the threads waiting on it
+     * @throws IllegalMonitorStateException when the current thread does not hold the write lock
+     * @throws IllegalArgumentException     when the condition is not one of this lock's
+     */
+    public int getWaitQueueLength(final Condition condition) {
+        Objects.requireNonNull(condition, "condition");
+        if (!(condition instanceof PthreadCondition c) || !(c.owner() instanceof WriteOwner w) || w.lock() != this) {
+            throw new IllegalArgumentException("not a condition of this lock");
+        }
+        if (!isWriteLockedByCurrentThread()) {
+            throw new IllegalMonitorStateException("the current thread does not hold the write lock of " + this);
+        }
+        return c.cond().waiterCount();
+    }
+
+    /**
+     * @return {@code ReentrantReadWriteLock}'s form:
+     *     {@code PthreadReadWriteLock@1b6d3586[Write locks = 1, Read locks = 0; RwLock[...]]},
+     *     where the write count is the current thread's holds (1 when another thread or process
+     *     writes) and the read count is the number of reading threads
+     */
+    @Override
+    public String toString() {
+        final int w = rw.isWriteLocked() ? Math.max(getWriteHoldCount(), 1) : 0;
+        return getClass().getSimpleName() + "@" + Integer.toHexString(hashCode()) + "[Write locks = " + w
+            + ", Read locks = " + rw.readerCount() + "; " + rw + "]";
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // The two locks' bodies
+
+    private Holds holds() {
+        Holds h = readHolds.get();
+        if (h == null) {
+            h = new Holds();
+            readHolds.set(h);
+        }
+        return h;
+    }
+
+    /** @return whether the current thread holds read locks (then it may not wait for the write lock) */
+    private boolean holdsRead() {
+        final Holds h = readHolds.get();
+        return h != null && h.count > 0;
+    }
+
+    private void wrote(final Thread t) {
+        writer = t;
+        writeHolds = 1;
+    }
+
+    private void releaseWrite() {
+        if (writer != Thread.currentThread()) {
+            throw new IllegalMonitorStateException("the current thread does not hold the write lock of " + this);
+        }
+        if (--writeHolds == 0) {
+            writer = null;
+            final int r = holdsRead() ? rw.downgrade() : rw.unlock();
+            if (r != 0) {
+                throw new IllegalStateException("unexpected result " + Errno.name(r) + " from " + rw);
+            }
+        }
+    }
+
+    private void releaseRead() {
+        final Holds h = readHolds.get();
+        if (h == null || h.count == 0) {
+            throw new IllegalMonitorStateException("attempt to unlock read lock, not locked by current thread");
+        }
+        if (--h.count == 0 && writer != Thread.currentThread()) {
+            final int r = rw.unlock();
+            if (r != 0) {
+                throw new IllegalStateException("unexpected result " + Errno.name(r) + " from " + rw);
+            }
+        }
+    }
+
+    /** @return true when the read lock was taken by counting only (the thread holds it already, or writes) */
+    private boolean reenterRead(final Holds h) {
+        if (h.count > 0 || writer == Thread.currentThread()) {
+            if (h.count == MAX_HOLDS) {
+                throw new Error("Maximum lock count exceeded");
+            }
+            h.count++;
+            return true;
+        }
+        return false;
+    }
+
+    /** @return true when the write lock was taken by counting only */
+    private boolean reenterWrite() {
+        if (writer == Thread.currentThread()) {
+            if (writeHolds == MAX_HOLDS) {
+                throw new Error("Maximum lock count exceeded");
+            }
+            writeHolds++;
+            return true;
+        }
+        return false;
+    }
+
+    private void refuseUpgrade() {
+        if (holdsRead()) {
+            throw new IllegalMonitorStateException("the current thread holds " + getReadHoldCount()
+                + " read lock(s) of " + this + ": read-to-write upgrade would deadlock; release them first");
+        }
+    }
+
+    /** Translates a read-lock result that was not 0 or EBUSY/ETIMEDOUT/EINTR. */
+    private static boolean readResult(final int r) {
+        if (r == 0) {
+            return true;
+        }
+        if (r == Errno.EBUSY || r == Errno.ETIMEDOUT) {
+            return false;
+        }
+        if (r == Errno.EAGAIN) {
+            throw new Error("Maximum lock count exceeded");
+        }
+        throw new IllegalStateException("unexpected result " + Errno.name(r));
+    }
+
+    private static void interrupted(final int r) throws InterruptedException {
+        if (r == Errno.EINTR) {
+            Thread.interrupted();
+            throw new InterruptedException();
+        }
+    }
+
+    private static Timespec deadline(final long nanos) {
+        return Timespec.after(Timespec.CLOCK_MONOTONIC, nanos, TimeUnit.NANOSECONDS);
+    }
+
+    // ---------------------------------------------------------------------------------------
+
+    /**
+     * The read lock: shared, reentrant per thread. Memory effects: acquiring it has the effects
+     * of a lock after the last write-lock release.
+     */
+    public static final class ReadLock implements Lock {
+        private final PthreadReadWriteLock lock;
+
+        private ReadLock(final PthreadReadWriteLock lock) {
+            this.lock = lock;
+        }
+
+        /**
+         * Acquires a read hold, waiting while another thread writes ({@link RwLock#rdlock()}).
+         * The current thread's further holds, and holds taken by the writer, only count. Not
+         * interruptible.
+         *
+         * @throws Error when the thread's holds would pass {@code Integer.MAX_VALUE}
+         */
+        @Override
+        public void lock() {
+            final Holds h = lock.holds();
+            if (!lock.reenterRead(h)) {
+                readResult(lock.rw.rdlock());
+                h.count = 1;
+            }
+        }
+
+        /**
+         * As {@link #lock()}, but ends when the thread is interrupted on entry or while waiting.
+         *
+         * @throws InterruptedException when interrupted; the status is cleared, nothing acquired
+         */
+        @Override
+        public void lockInterruptibly() throws InterruptedException {
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            final Holds h = lock.holds();
+            if (!lock.reenterRead(h)) {
+                final int r = lock.rw.timedrdlock(Timespec.CLOCK_MONOTONIC, null, true);
+                interrupted(r);
+                readResult(r);
+                h.count = 1;
+            }
+        }
+
+        /**
+         * Acquires a read hold if no other thread writes ({@link RwLock#tryrdlock()}), even while
+         * writers wait.
+         *
+         * @return whether it was acquired
+         */
+        @Override
+        public boolean tryLock() {
+            final Holds h = lock.holds();
+            if (lock.reenterRead(h)) {
+                return true;
+            }
+            if (readResult(lock.rw.tryrdlock())) {
+                h.count = 1;
+                return true;
+            }
+            return false;
+        }
+
+        /**
+         * Acquires a read hold, waiting at most {@code time} (CLOCK_MONOTONIC) while another thread
+         * writes, answering interrupts.
+         *
+         * @param time how long to wait
+         * @param unit its unit
+         * @return true when acquired, false when the time passed first
+         * @throws InterruptedException when interrupted on entry or while waiting
+         */
+        @Override
+        public boolean tryLock(final long time, final TimeUnit unit) throws InterruptedException {
+            final long nanos = unit.toNanos(time);
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            final Holds h = lock.holds();
+            if (lock.reenterRead(h)) {
+                return true;
+            }
+            int r = lock.rw.tryrdlock();
+            if (r == Errno.EBUSY && nanos > 0) {
+                r = lock.rw.timedrdlock(Timespec.CLOCK_MONOTONIC, deadline(nanos), true);
+                interrupted(r);
+            }
+            if (readResult(r)) {
+                h.count = 1;
+                return true;
+            }
+            return false;
+        }
+
+        /**
+         * Releases one read hold; the thread's last one releases the word (and, if it was the last
+         * reader, wakes a waiting writer).
+         *
+         * @throws IllegalMonitorStateException when the current thread holds no read lock
+         */
+        @Override
+        public void unlock() {
+            lock.releaseRead();
+        }
+
+        /**
+         * Read locks have no conditions.
+         *
+         * @throws UnsupportedOperationException always, as {@code ReentrantReadWriteLock.ReadLock}
+         */
+        @Override
+        public Condition newCondition() {
+            throw new UnsupportedOperationException("the read lock has no conditions; use the write lock's");
+        }
+
+        @Override
+        public String toString() {
+            return getClass().getSimpleName() + "@" + Integer.toHexString(hashCode()) + "[Read locks = "
+                + lock.rw.readerCount() + "]";
+        }
+    }
+
+    /**
+     * The write lock: exclusive, reentrant. Memory effects: its release happens-before every later
+     * acquisition of either lock.
+     */
+    public static final class WriteLock implements Lock {
+        private final PthreadReadWriteLock lock;
+
+        private WriteLock(final PthreadReadWriteLock lock) {
+            this.lock = lock;
+        }
+
+        /**
+         * Acquires the write lock, waiting until no other thread reads or writes
+         * ({@link RwLock#wrlock()}); the writer's further holds only count. Not interruptible.
+         *
+         * @throws IllegalMonitorStateException when the current thread holds only read locks
+         *                                      (upgrade would deadlock)
+         * @throws Error                        when the holds would pass {@code Integer.MAX_VALUE}
+         */
+        @Override
+        public void lock() {
+            if (!lock.reenterWrite()) {
+                lock.refuseUpgrade();
+                final int r = lock.rw.wrlock();
+                if (r != 0) {
+                    throw new IllegalStateException("unexpected result " + Errno.name(r) + " from " + lock.rw);
+                }
+                lock.wrote(Thread.currentThread());
+            }
+        }
+
+        /**
+         * As {@link #lock()}, but ends when the thread is interrupted on entry or while waiting.
+         *
+         * @throws InterruptedException         when interrupted; the status is cleared, nothing acquired
+         * @throws IllegalMonitorStateException when the current thread holds only read locks
+         */
+        @Override
+        public void lockInterruptibly() throws InterruptedException {
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            if (!lock.reenterWrite()) {
+                lock.refuseUpgrade();
+                final int r = lock.rw.timedwrlock(Timespec.CLOCK_MONOTONIC, null, true);
+                interrupted(r);
+                if (r != 0) {
+                    throw new IllegalStateException("unexpected result " + Errno.name(r) + " from " + lock.rw);
+                }
+                lock.wrote(Thread.currentThread());
+            }
+        }
+
+        /**
+         * Acquires the write lock if nobody reads or writes ({@link RwLock#trywrlock()}).
+         *
+         * @return whether it was acquired; false at once when the current thread holds only read
+         *     locks
+         */
+        @Override
+        public boolean tryLock() {
+            if (lock.reenterWrite()) {
+                return true;
+            }
+            if (lock.holdsRead() || lock.rw.trywrlock() != 0) {
+                return false;
+            }
+            lock.wrote(Thread.currentThread());
+            return true;
+        }
+
+        /**
+         * Acquires the write lock, waiting at most {@code time} (CLOCK_MONOTONIC), answering
+         * interrupts.
+         *
+         * @param time how long to wait
+         * @param unit its unit
+         * @return true when acquired; false when the time passed first, or at once when the
+         *     current thread holds only read locks (waiting could only end in the timeout)
+         * @throws InterruptedException when interrupted on entry or while waiting
+         */
+        @Override
+        public boolean tryLock(final long time, final TimeUnit unit) throws InterruptedException {
+            final long nanos = unit.toNanos(time);
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            if (lock.reenterWrite()) {
+                return true;
+            }
+            if (lock.holdsRead()) {
+                return false;
+            }
+            int r = lock.rw.trywrlock();
+            if (r == Errno.EBUSY && nanos > 0) {
+                r = lock.rw.timedwrlock(Timespec.CLOCK_MONOTONIC, deadline(nanos), true);
+                interrupted(r);
+            }
+            if (r == 0) {
+                lock.wrote(Thread.currentThread());
+                return true;
+            }
+            if (r == Errno.EBUSY || r == Errno.ETIMEDOUT) {
+                return false;
+            }
+            throw new IllegalStateException("unexpected result " + Errno.name(r) + " from " + lock.rw);
+        }
+
+        /**
+         * Releases one write hold. The last one releases the word, or, when the thread holds read
+         * locks, downgrades it to one read lock ({@link RwLock#downgrade()}).
+         *
+         * @throws IllegalMonitorStateException when the current thread does not hold the write lock
+         */
+        @Override
+        public void unlock() {
+            lock.releaseWrite();
+        }
+
+        /**
+         * A condition of the write lock: a private condvar (CLOCK_MONOTONIC) with a private mutex
+         * of its own, on the backend of a private lock (see {@link PthreadCondition}). A wait
+         * releases every write hold and restores them.
+         *
+         * @return the condition
+         */
+        @Override
+        public PthreadCondition newCondition() {
+            final Futex f = lock.rw.isPshared() ? null : lock.rw.futex();
+            final Mutex m = new Mutex(PrivateBlocks.allocate(MutexLayout.SIZE, MutexLayout.ALIGNMENT),
+                MutexAttr.builder().futex(f).build());
+            final Cond c = new Cond(PrivateBlocks.allocate(CondLayout.SIZE, CondLayout.ALIGNMENT),
+                CondAttr.builder().clock(Timespec.CLOCK_MONOTONIC).futex(f).build());
+            return new PthreadCondition(c, m, new WriteOwner(lock, m));
+        }
+
+        /** @return whether the current thread holds the write lock */
+        public boolean isHeldByCurrentThread() {
+            return lock.isWriteLockedByCurrentThread();
+        }
+
+        /** @return the current thread's write holds */
+        public int getHoldCount() {
+            return lock.getWriteHoldCount();
+        }
+
+        @Override
+        public String toString() {
+            final Thread o = lock.writer;
+            return getClass().getSimpleName() + "@" + Integer.toHexString(hashCode())
+                + (o != null ? "[Locked by thread " + o.getName() + "]"
+                    : lock.rw.isWriteLocked() ? "[Locked]" : "[Unlocked]");
+        }
+    }
+
+    /**
+     * Condition support for the write lock: the waiter takes the condition's mutex before it
+     * releases the write lock, and a signaller signals while holding the mutex, so a signal cannot
+     * fall between the release and the wait.
+     */
+    private static final class WriteOwner extends PthreadCondition.Owner {
+        private final PthreadReadWriteLock lock;
+        private final Mutex mutex;
+
+        WriteOwner(final PthreadReadWriteLock lock, final Mutex mutex) {
+            this.lock = lock;
+            this.mutex = mutex;
+        }
+
+        PthreadReadWriteLock lock() {
+            return lock;
+        }
+
+        @Override
+        boolean isHeldByCurrentThread() {
+            return lock.isWriteLockedByCurrentThread();
+        }
+
+        @Override
+        int release() {
+            mutex.lock();
+            final int holds = lock.writeHolds;
+            lock.writer = null;
+            lock.writeHolds = 0;
+            lock.rw.unlock();
+            return holds;
+        }
+
+        @Override
+        void reacquire(final int holds, final int r) {
+            mutex.unlock();
+            lock.rw.wrlock();
+            lock.writer = Thread.currentThread();
+            lock.writeHolds = holds;
+        }
+
+        @Override
+        void signal(final Cond cond, final boolean all) {
+            mutex.lock();
+            try {
+                super.signal(cond, all);
+            } finally {
+                mutex.unlock();
+            }
+        }
+
+        @Override
+        String describe() {
+            return "the write lock of " + lock;
+        }
+    }
+}

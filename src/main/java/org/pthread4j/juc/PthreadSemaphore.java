@@ -1,0 +1,419 @@
+package org.pthread4j.juc;
+
+import org.pthread4j.Errno;
+import org.pthread4j.Sem;
+import org.pthread4j.SemLayout;
+import org.pthread4j.Timespec;
+import org.pthread4j.futex.Futex;
+import org.pthread4j.memory.Block;
+
+import java.io.NotSerializableException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.io.Serial;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@link Semaphore} that is a musl {@code sem_t} ({@link Sem}): a drop-in for
+ * {@code new Semaphore(permits)} whose permits live in off-heap memory, private by default,
+ * placed in a caller's {@link Block}, or a named semaphore ({@link #of(Sem)} with
+ * {@link Sem#open}) shared with other processes.
+ *
+ * <h2>Overview</h2>
+ *
+ * <p>Every public method of {@link Semaphore} that is not final is overridden; the inherited
+ * state is unused.
+ * Single-permit methods are musl's {@code sem_wait}, {@code sem_trywait},
+ * {@code sem_timedwait} and {@code sem_post}; the permit-count methods take or add all the
+ * permits in one CAS ({@link Sem#trywait(int)}, {@link Sem#timedwait(int, int, Timespec, boolean)},
+ * {@link Sem#post(int)}), so two threads can never each hold part of what they asked for. The
+ * argument checks are the JDK's: a negative permit count is an
+ * {@link IllegalArgumentException}, and a count of zero succeeds at once.
+ *
+ * <h2>Differences from Semaphore</h2>
+ * <ul>
+ * <li>The permit count of a {@code sem_t} cannot be negative: the constructor refuses a
+ *     negative initial count ({@link IllegalArgumentException}), and {@link #reducePermits}
+ *     cannot go below zero ({@link IllegalStateException}). The maximum is
+ *     {@link Sem#VALUE_MAX}, past which {@code release} throws {@link Error}, as the JDK does
+ *     at {@code Integer.MAX_VALUE}.</li>
+ * <li>Not fair; there is no fair mode. A thread waiting for several permits may be woken for a
+ *     release that is not enough for it and sleep again; the permits then go to the next
+ *     release's waiter or to an arriving thread, as the JDK's non-fair semaphore lets a larger
+ *     request at the head of its queue hold back the ones behind it.</li>
+ * <li>The queue is a count ({@code sem_t}'s waiter count, of every process sharing the
+ *     semaphore), read with {@link #getWaiterCount()} and {@link #hasWaiters()}.
+ *     {@link Semaphore#getQueueLength()} and {@link Semaphore#hasQueuedThreads()} are final
+ *     in the JDK's class and cannot be overridden: they answer 0 and false.
+ *     {@link #getQueuedThreads()} is empty.</li>
+ * <li>Not serializable: the permits are in off-heap memory.</li>
+ * <li>Interrupts, thread states and virtual threads as for {@link PthreadLock}.</li>
+ * </ul>
+ *
+ * <p>Memory consistency: actions in a thread before a {@code release} happen-before the actions
+ * after a successful acquire that takes the permits it released, in this process or, through
+ * shared memory, in another.
+ */
+public class PthreadSemaphore extends Semaphore {
+    @Serial
+    private static final long serialVersionUID = 1L;
+
+    private final transient Sem sem;
+
+    /**
+     * A private semaphore on the default private backend, in its own memory, freed when the
+     * semaphore is no longer reachable.
+     *
+     * @param permits the initial permits, at least 0
+     * @throws IllegalArgumentException when {@code permits} is negative
+     */
+    public PthreadSemaphore(final int permits) {
+        this(permits, null);
+    }
+
+    /**
+     * A private semaphore on a chosen backend, in its own memory.
+     *
+     * @param permits the initial permits, at least 0
+     * @param futex   the backend, or {@code null} for the default
+     * @throws IllegalArgumentException when {@code permits} is negative
+     */
+    public PthreadSemaphore(final int permits, final Futex futex) {
+        this(new Sem(PrivateBlocks.allocate(SemLayout.SIZE, SemLayout.ALIGNMENT), false, checkPermits(permits),
+            futex));
+    }
+
+    /**
+     * Initializes a semaphore in a caller's block ({@code sem_init}), in memory shared with other
+     * processes when {@code pshared}; they open it with {@link #attach(Block)}.
+     *
+     * @param block   at least {@link SemLayout#SIZE} bytes, 4-byte aligned
+     * @param pshared whether processes mapping the block share the semaphore
+     * @param permits the initial permits, at least 0
+     * @throws IllegalArgumentException when {@code permits} is negative or the block unsuitable
+     */
+    public PthreadSemaphore(final Block block, final boolean pshared, final int permits) {
+        this(new Sem(block, pshared, checkPermits(permits)));
+    }
+
+    /**
+     * A semaphore over an existing {@code sem_t}: a named semaphore ({@link Sem#open}), or one
+     * attached to shared memory.
+     *
+     * @param sem the semaphore
+     */
+    protected PthreadSemaphore(final Sem sem) {
+        super(0);
+        this.sem = Objects.requireNonNull(sem, "sem");
+    }
+
+    /**
+     * @param sem a semaphore, for example {@code Sem.open("/jobs", OpenFlags.O_CREAT, 0600, 4)}
+     * @return a {@link Semaphore} over it
+     */
+    public static PthreadSemaphore of(final Sem sem) {
+        return new PthreadSemaphore(sem);
+    }
+
+    /**
+     * @param block a block holding a semaphore initialized elsewhere ({@link Sem#attach(Block)})
+     * @return a {@link Semaphore} over it
+     * @throws IllegalArgumentException when the block holds no semaphore
+     */
+    public static PthreadSemaphore attach(final Block block) {
+        return new PthreadSemaphore(Sem.attach(block));
+    }
+
+    private static int checkPermits(final int permits) {
+        if (permits < 0) {
+            throw new IllegalArgumentException("a sem_t cannot start with a negative permit count: " + permits);
+        }
+        return permits;
+    }
+
+    private static void checkArgument(final int permits) {
+        if (permits < 0) {
+            throw new IllegalArgumentException();
+        }
+    }
+
+    /** @return the {@code sem_t} under this semaphore */
+    public Sem sem() {
+        return sem;
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // acquire
+
+    /**
+     * Takes a permit, waiting until one is released or the thread is interrupted
+     * ({@code sem_wait}).
+     *
+     * @throws InterruptedException when interrupted on entry or while waiting; the status is
+     *                              cleared and no permit taken
+     */
+    @Override
+    public void acquire() throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        final int r = sem.timedwait(Timespec.CLOCK_MONOTONIC, null, true);
+        interrupted(r);
+        waited(r);
+    }
+
+    /**
+     * Takes {@code permits} permits at once, waiting until that many are available or the thread
+     * is interrupted.
+     *
+     * @param permits how many, at least 0 (0 returns at once)
+     * @throws InterruptedException     as {@link #acquire()}
+     * @throws IllegalArgumentException when {@code permits} is negative
+     */
+    @Override
+    public void acquire(final int permits) throws InterruptedException {
+        checkArgument(permits);
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        if (permits > 0) {
+            final int r = sem.timedwait(permits, Timespec.CLOCK_MONOTONIC, null, true);
+            interrupted(r);
+            waited(r);
+        }
+    }
+
+    /** Takes a permit, waiting as long as needed; an interrupt is left set ({@code sem_wait}). */
+    @Override
+    public void acquireUninterruptibly() {
+        waited(sem.await());
+    }
+
+    /**
+     * Takes {@code permits} permits at once, waiting as long as needed; an interrupt is left set.
+     *
+     * @param permits how many, at least 0
+     * @throws IllegalArgumentException when {@code permits} is negative
+     */
+    @Override
+    public void acquireUninterruptibly(final int permits) {
+        checkArgument(permits);
+        if (permits > 0) {
+            waited(sem.timedwait(permits, Timespec.CLOCK_MONOTONIC, null, false));
+        }
+    }
+
+    /**
+     * Takes a permit if one is available ({@code sem_trywait}), even while threads wait.
+     *
+     * @return whether a permit was taken
+     */
+    @Override
+    public boolean tryAcquire() {
+        return sem.trywait() == 0;
+    }
+
+    /**
+     * Takes {@code permits} permits at once if that many are available.
+     *
+     * @param permits how many, at least 0
+     * @return whether they were taken
+     * @throws IllegalArgumentException when {@code permits} is negative
+     */
+    @Override
+    public boolean tryAcquire(final int permits) {
+        checkArgument(permits);
+        return permits == 0 || sem.trywait(permits) == 0;
+    }
+
+    /**
+     * Takes a permit, waiting at most {@code timeout} (CLOCK_MONOTONIC), answering interrupts.
+     *
+     * @param timeout how long to wait; zero or less only tries
+     * @param unit    its unit
+     * @return true when a permit was taken, false when the time passed first
+     * @throws InterruptedException as {@link #acquire()}
+     */
+    @Override
+    public boolean tryAcquire(final long timeout, final TimeUnit unit) throws InterruptedException {
+        return tryAcquire(1, timeout, unit);
+    }
+
+    /**
+     * Takes {@code permits} permits at once, waiting at most {@code timeout} (CLOCK_MONOTONIC),
+     * answering interrupts.
+     *
+     * @param permits how many, at least 0
+     * @param timeout how long to wait; zero or less only tries
+     * @param unit    its unit
+     * @return true when they were taken, false when the time passed first
+     * @throws InterruptedException     as {@link #acquire()}
+     * @throws IllegalArgumentException when {@code permits} is negative
+     */
+    @Override
+    public boolean tryAcquire(final int permits, final long timeout, final TimeUnit unit)
+        throws InterruptedException {
+        checkArgument(permits);
+        final long nanos = unit.toNanos(timeout);
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        if (permits == 0 || sem.trywait(permits) == 0) {
+            return true;
+        }
+        if (nanos <= 0) {
+            return false;
+        }
+        final int r = sem.timedwait(permits, Timespec.CLOCK_MONOTONIC,
+            Timespec.after(Timespec.CLOCK_MONOTONIC, nanos, TimeUnit.NANOSECONDS), true);
+        if (r == Errno.ETIMEDOUT) {
+            return false;
+        }
+        interrupted(r);
+        waited(r);
+        return true;
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // release and counts
+
+    /**
+     * Adds a permit ({@code sem_post}), waking a waiter if one sleeps.
+     *
+     * @throws Error when the count would pass {@link Sem#VALUE_MAX}
+     */
+    @Override
+    public void release() {
+        posted(sem.post());
+    }
+
+    /**
+     * Adds {@code permits} permits in one step.
+     *
+     * @param permits how many, at least 0
+     * @throws IllegalArgumentException when {@code permits} is negative
+     * @throws Error                    when the count would pass {@link Sem#VALUE_MAX}
+     */
+    @Override
+    public void release(final int permits) {
+        checkArgument(permits);
+        if (permits > 0) {
+            posted(sem.post(permits));
+        }
+    }
+
+    /** @return the permits available now ({@code sem_getvalue}) */
+    @Override
+    public int availablePermits() {
+        return sem.getvalue();
+    }
+
+    /**
+     * Takes every permit available now.
+     *
+     * @return how many were taken
+     */
+    @Override
+    public int drainPermits() {
+        for (;;) {
+            final int n = sem.getvalue();
+            if (n == 0 || sem.trywait(n) == 0) {
+                return n;
+            }
+        }
+    }
+
+    /**
+     * Takes {@code reduction} permits without waiting.
+     *
+     * @param reduction how many, at least 0
+     * @throws IllegalArgumentException when {@code reduction} is negative
+     * @throws IllegalStateException    when fewer are available: a {@code sem_t} cannot go
+     *                                  below zero (the JDK's semaphore would)
+     */
+    @Override
+    protected void reducePermits(final int reduction) {
+        checkArgument(reduction);
+        if (reduction > 0 && sem.trywait(reduction) != 0) {
+            throw new IllegalStateException("cannot reduce the permits by " + reduction + ": " + sem.getvalue()
+                + " available, and a sem_t cannot go below zero");
+        }
+    }
+
+    /** @return false: {@code sem_t} is not fair */
+    @Override
+    public boolean isFair() {
+        return false;
+    }
+
+    /**
+     * What {@link #hasQueuedThreads()} answers for the JDK's semaphore (that method is final in
+     * {@link Semaphore} and reads the unused inherited queue: it is always false here).
+     *
+     * @return whether threads (of any process sharing the semaphore) may be waiting
+     */
+    public boolean hasWaiters() {
+        return sem.waiterCount() > 0;
+    }
+
+    /**
+     * What {@link #getQueueLength()} answers for the JDK's semaphore (that method is final in
+     * {@link Semaphore} and reads the unused inherited queue: it is always 0 here).
+     *
+     * @return an estimate of the threads waiting, in every process sharing the semaphore
+     *     ({@code sem_t}'s waiter count)
+     */
+    public int getWaiterCount() {
+        return sem.waiterCount();
+    }
+
+    /** @return an empty collection: a {@code sem_t} counts its waiters but does not know them */
+    @Override
+    protected Collection<Thread> getQueuedThreads() {
+        return List.of();
+    }
+
+    /** @return {@code Semaphore}'s form, {@code PthreadSemaphore@1b6d3586[Permits = 3]} */
+    @Override
+    public String toString() {
+        return getClass().getName() + "@" + Integer.toHexString(hashCode()) + "[Permits = " + availablePermits()
+            + "]";
+    }
+
+    /** Throws for EINTR, clearing the interrupt status as {@code java.util.concurrent} does. */
+    private static void interrupted(final int r) throws InterruptedException {
+        if (r == Errno.EINTR) {
+            Thread.interrupted();
+            throw new InterruptedException();
+        }
+    }
+
+    private static void waited(final int r) {
+        if (r != 0) {
+            throw new IllegalStateException("unexpected result " + Errno.name(r));
+        }
+    }
+
+    private static void posted(final int r) {
+        if (r == Errno.EOVERFLOW) {
+            throw new Error("Maximum permit count exceeded");
+        }
+        if (r != 0) {
+            throw new IllegalStateException("unexpected result " + Errno.name(r));
+        }
+    }
+
+    @Serial
+    private void writeObject(final ObjectOutputStream out) throws NotSerializableException {
+        throw new NotSerializableException(getClass().getName() + ": its permits are in off-heap memory");
+    }
+
+    @Serial
+    private void readObject(final ObjectInputStream in) throws NotSerializableException {
+        throw new NotSerializableException(getClass().getName() + ": its permits are in off-heap memory");
+    }
+}

@@ -1,0 +1,221 @@
+package org.pthread4j.juc;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.pthread4j.futex.Futexes;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.pthread4j.juc.JucTestSupport.LIVENESS;
+
+/**
+ * 10,000 virtual threads on one private lock and on a condition handoff complete, and never pin
+ * their carriers: the JDK's {@code jdk.VirtualThreadPinned} event (recorded with a threshold of
+ * zero) never fires.
+ *
+ * <p>These run on the parking backend, the default for private locks: it is the backend whose
+ * waits unmount a virtual thread. The kernel backends wait inside a native call, which holds the
+ * carrier (JFR does not report that as pinning: the thread never tries to unmount); with more
+ * sleepers than carriers a handoff there could stall, which is documented, not tested.
+ */
+@Timeout(value = 10, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class VirtualThreadTest {
+    private static final int THREADS = 10_000;
+
+    /**
+     * Records every {@code jdk.VirtualThreadPinned} event while a body runs, with a
+     * {@code jdk.jfr.consumer.RecordingStream}. The stream is driven by reflection: the tests
+     * compile inside the library's module, which does not read {@code jdk.jfr}; at run time
+     * they are on the class path, where it is readable.
+     */
+    private static List<String> pinnedEventsDuring(final ThrowingRunnable body) throws Exception {
+        final ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
+        final Class<?> streamClass = Class.forName("jdk.jfr.consumer.RecordingStream");
+        final AutoCloseable rs = (AutoCloseable) streamClass.getConstructor().newInstance();
+        try (rs) {
+            final Object settings = streamClass.getMethod("enable", String.class).invoke(rs, "jdk.VirtualThreadPinned");
+            final Object withThreshold = settings.getClass().getMethod("withThreshold", Duration.class)
+                .invoke(settings, Duration.ZERO);
+            withThreshold.getClass().getMethod("withStackTrace").invoke(withThreshold);
+            final Consumer<Object> onEvent = e -> events.add(describe(e));
+            streamClass.getMethod("onEvent", String.class, Consumer.class).invoke(rs, "jdk.VirtualThreadPinned", onEvent);
+            streamClass.getMethod("startAsync").invoke(rs);
+            body.run();
+            streamClass.getMethod("stop").invoke(rs); // returns once every recorded event was delivered
+        }
+        return new ArrayList<>(events);
+    }
+
+    /** @return an event's duration and top frames, from a {@code jdk.jfr.consumer.RecordedEvent} */
+    private static String describe(final Object event) {
+        try {
+            final StringBuilder b = new StringBuilder("pinned for " + call(event, "getDuration"));
+            final Object trace = call(event, "getStackTrace");
+            if (trace != null) {
+                final List<?> frames = (List<?>) call(trace, "getFrames");
+                for (final Object f : frames.subList(0, Math.min(12, frames.size()))) {
+                    final Object method = call(f, "getMethod");
+                    b.append("\n    at ").append(call(call(method, "getType"), "getName")).append('.')
+                        .append(call(method, "getName")).append(':').append(call(f, "getLineNumber"));
+                }
+            }
+            return b.toString();
+        } catch (final ReflectiveOperationException e) {
+            return "pinned (event not readable: " + e + ")";
+        }
+    }
+
+    private static Object call(final Object target, final String name) throws ReflectiveOperationException {
+        final Method m = target.getClass().getMethod(name);
+        m.setAccessible(true);
+        return m.invoke(target);
+    }
+
+    /** A body that may throw. */
+    @FunctionalInterface
+    private interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    private static void joinAll(final List<Thread> threads) throws InterruptedException {
+        final long end = System.nanoTime() + LIVENESS.toNanos() * 4;
+        for (final Thread t : threads) {
+            final long left = end - System.nanoTime();
+            assertTrue(left > 0 && t.join(Duration.ofNanos(left)), "a virtual thread did not finish (deadlock?): " + t);
+        }
+    }
+
+    /** Classes a first use would load and initialize, loaded here so no virtual thread parks in an initializer. */
+    private static void warmUp(final PthreadLock lock, final PthreadCondition cond) throws Exception {
+        final Thread v = Thread.ofVirtual().start(() -> {
+            lock.lock();
+            try {
+                cond.awaitNanos(1_000);
+                cond.signalAll();
+            } catch (final InterruptedException e) {
+                throw new AssertionError(e);
+            } finally {
+                lock.unlock();
+            }
+        });
+        assertTrue(v.join(LIVENESS));
+    }
+
+    @Test
+    void tenThousandVirtualThreadsContendOnOneLockWithoutPinning() throws Exception {
+        final PthreadLock lock = new PthreadLock(JucTestSupport.recursive(Futexes.parking()));
+        warmUp(lock, lock.newCondition());
+        final int rounds = 10;
+        final long[] counter = new long[1];
+        final List<String> pinned = pinnedEventsDuring(() -> {
+            final List<Thread> threads = new ArrayList<>(THREADS);
+            lock.lock(); // hold it while they start, so they all contend and sleep
+            try {
+                for (int i = 0; i < THREADS; i++) {
+                    threads.add(Thread.ofVirtual().start(() -> {
+                        for (int r = 0; r < rounds; r++) {
+                            lock.lock();
+                            try {
+                                counter[0]++;
+                                if (r % 3 == 0) {
+                                    Thread.yield(); // unmount while holding it
+                                }
+                            } finally {
+                                lock.unlock();
+                            }
+                        }
+                    }));
+                }
+                final long end = System.nanoTime() + LIVENESS.toNanos();
+                while (lock.getQueueLength() < 100 && System.nanoTime() < end) {
+                    Thread.sleep(1);
+                }
+                assertTrue(lock.getQueueLength() >= 100, "virtual threads queue on the lock: " + lock);
+            } finally {
+                lock.unlock();
+            }
+            joinAll(threads);
+        });
+        assertEquals((long) THREADS * rounds, counter[0]);
+        assertFalse(lock.isLocked());
+        assertEquals(List.of(), pinned, "virtual threads pinned their carriers");
+    }
+
+    @Test
+    void tenThousandVirtualThreadsHandOffThroughConditionsWithoutPinning() throws Exception {
+        final PthreadLock lock = new PthreadLock(JucTestSupport.recursive(Futexes.parking()));
+        final PthreadCondition notEmpty = lock.newCondition();
+        final PthreadCondition notFull = lock.newCondition();
+        warmUp(lock, notEmpty);
+        final int[] slot = new int[1];
+        final boolean[] full = new boolean[1];
+        final long[] sum = new long[1];
+        final List<String> pinned = pinnedEventsDuring(() -> {
+            final List<Thread> threads = new ArrayList<>(THREADS);
+            for (int i = 0; i < THREADS / 2; i++) {
+                final int item = i + 1;
+                threads.add(Thread.ofVirtual().start(() -> {
+                    lock.lock();
+                    try {
+                        while (full[0]) {
+                            notFull.awaitUninterruptibly();
+                        }
+                        slot[0] = item;
+                        full[0] = true;
+                        notEmpty.signal();
+                    } finally {
+                        lock.unlock();
+                    }
+                }));
+                threads.add(Thread.ofVirtual().start(() -> {
+                    lock.lock();
+                    try {
+                        while (!full[0]) {
+                            notEmpty.await();
+                        }
+                        sum[0] += slot[0];
+                        full[0] = false;
+                        notFull.signal();
+                    } catch (final InterruptedException e) {
+                        throw new AssertionError(e);
+                    } finally {
+                        lock.unlock();
+                    }
+                }));
+            }
+            joinAll(threads);
+        });
+        assertEquals((long) (THREADS / 2) * (THREADS / 2 + 1) / 2, sum[0]);
+        assertFalse(full[0]);
+        assertEquals(List.of(), pinned, "virtual threads pinned their carriers");
+    }
+
+    /** The check can fail: a virtual thread parking inside a class initializer is pinned, and seen. */
+    @Test
+    void thePinnedEventCheckSeesARealPin() throws Exception {
+        final List<String> pinned = pinnedEventsDuring(() ->
+            assertTrue(Thread.ofVirtual().start(ParksInItsInitializer::touch).join(LIVENESS)));
+        assertFalse(pinned.isEmpty(), "a park in a class initializer pins, and the recording must see it");
+    }
+
+    /** Parks in its static initializer. */
+    private static final class ParksInItsInitializer {
+        static {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+        }
+
+        static void touch() {
+            // initializes the class
+        }
+    }
+}
