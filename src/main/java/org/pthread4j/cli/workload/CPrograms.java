@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  * (and, where it is installed, {@code musl-gcc -static}, for musl's own pthreads) into
  * {@code target/bench-c} when the binary is missing or older than its source, and run as
  * subprocesses in the same bench run as the Java figures they are compared with. Each program
- * measures itself for the time it is given (after its own warm-up) and prints its figures on
+ * measures itself for the time it is given (after its own warm-up, so the harness warms a C case
+ * up with one short run only) and prints its figures on
  * its last line, one per measure of the group, separated by spaces. Without the compiler the
  * cases are skipped with the reason in the table.
  */
@@ -85,6 +86,12 @@ public final class CPrograms {
             @Override
             public double[] trial(final long budgetNanos) throws IOException, InterruptedException {
                 return run(binary, args, budgetNanos);
+            }
+
+            /** One short run: the program warms itself up before it measures, on every run. */
+            @Override
+            public void warmUp(final long budgetNanos) throws IOException, InterruptedException {
+                run(binary, args, Math.max(budgetNanos / 4, 1_000_000L));
             }
 
             @Override
