@@ -9,7 +9,7 @@ import java.util.Locale;
 /**
  * Every workload of {@code ./pthread4j bench}, in the order a full run measures them.
  *
- * <p>Adding a workload (a primitive's benchmark, e.g. juc or ipc) is one class
+ * <p>Adding a workload (another primitive's benchmark) is one class
  * implementing {@link Workload} and one line in {@link #all()}. Adding an implementation to the
  * lock stress (a new mutex kind) is one entry in {@link LockWorkload#IMPLS}.
  */
