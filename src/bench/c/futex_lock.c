@@ -4,7 +4,8 @@
  *   futex_lock wait THREADS MILLIS      the seed's 3-state futex lock (0 unlocked, 1 locked,
  *                                       2 locked with possible waiters) with FUTEX_WAIT and
  *                                       its cmpxchg unlock
- *   futex_lock pthread THREADS MILLIS   pthread_mutex_lock/unlock on a default mutex
+ *   futex_lock pthread THREADS MILLIS   pthread_mutex_lock/unlock on a default mutex (glibc's,
+ *                                       or musl's when built with musl-gcc)
  *
  * THREADS threads lock and unlock one lock in a loop; after a warm-up of a fifth of MILLIS
  * the main thread measures the iterations done in MILLIS and prints Kiter/s (all threads
@@ -14,7 +15,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#if __has_include(<linux/futex.h>)
 #include <linux/futex.h>
+#else /* musl-gcc sees no kernel headers */
+#define FUTEX_WAIT_PRIVATE 128
+#define FUTEX_WAKE_PRIVATE 129
+#endif
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

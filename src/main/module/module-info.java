@@ -2,7 +2,7 @@
  * pthread4j: musl libc's thread synchronization on off-heap words and real futexes.
  */
 module org.pthread4j {
-    requires org.agrona;
+    requires transitive org.agrona;
     requires static info.picocli;
     requires static HdrHistogram;
     requires static org.jfree.jfreechart;
@@ -11,5 +11,6 @@ module org.pthread4j {
     exports org.pthread4j;
     exports org.pthread4j.memory;
     exports org.pthread4j.futex;
+    exports org.pthread4j.ipc;
     exports org.pthread4j.juc;
 }

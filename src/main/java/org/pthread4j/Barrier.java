@@ -60,6 +60,8 @@ import static org.pthread4j.BarrierLayout.WAITERS2;
  *
  * <p>Memory consistency: actions of every party before its {@link #await()} happen-before the
  * return of {@link #await()} in every party of the same cycle.
+ *
+ * <p>See {@code docs/06-once-barrier-spin.md}: the words, the states, the races and the tests that prove them.
  */
 public final class Barrier {
     /** {@code PTHREAD_BARRIER_SERIAL_THREAD}: what exactly one party of each cycle is told. */
@@ -80,6 +82,7 @@ public final class Barrier {
      *                                  is unsuitable
      */
     public Barrier(final Block block, final BarrierAttr attr, final int count) {
+        // src/thread/pthread_barrier_init.c
         BarrierLayout.checkBlock(block);
         if (count < 1) {
             throw new IllegalArgumentException(Backing.einval("barrier count " + Integer.toUnsignedString(count)
@@ -149,6 +152,7 @@ public final class Barrier {
      *     private barrier, the last of a shared one), 0 in the others
      */
     public int await() {
+        // src/thread/pthread_barrier_wait.c: pthread_barrier_wait
         final int limit = block.get(LIMIT);
         if (limit == 0) {
             return SERIAL_THREAD;
@@ -274,6 +278,7 @@ public final class Barrier {
      * @return 0
      */
     public int destroy() {
+        // src/thread/pthread_barrier_destroy.c
         if (block.get(LIMIT) < 0 && block.get(LOCK) != 0) {
             block.getAndOr(LOCK, Integer.MIN_VALUE);
             int v;

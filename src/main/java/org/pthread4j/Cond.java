@@ -25,12 +25,30 @@ import static org.pthread4j.CondLayout.*;
  * of the condvar's list under the condvar's own lock word {@code _c_lock}, unlocks the mutex, and
  * sleeps on <em>its own</em> barrier. {@code signal} and {@code broadcast} take {@code _c_lock},
  * walk from the tail (the oldest waiter, so wakeups are FIFO) turning WAITING nodes into SIGNALED
- * with one CAS each, cut the walked part off the list, release {@code _c_lock}, and then unlock
- * the barrier of the oldest signaled node: one futex wake, however many were signaled. That
- * waiter relocks the mutex and only then releases its successor's barrier, and instead of waking
- * it, <em>requeues</em> it onto the mutex's futex word ({@code FUTEX_REQUEUE}, wake 0, move 1): the
- * successor sleeps on until an ordinary mutex unlock wakes it. A broadcast to N waiters therefore
- * never stampedes the mutex: at any moment at most one member of the group competes for it.
+ * with one CAS each, cut the walked part off the list, release {@code _c_lock}, and then release
+ * the barrier of the oldest signaled node only. That waiter relocks the mutex and only then
+ * releases its successor's barrier, and instead of waking it, <em>requeues</em> it onto the
+ * mutex's futex word ({@code FUTEX_REQUEUE}, wake 0, move 1): the successor sleeps on until an
+ * ordinary mutex unlock wakes it. A broadcast to N waiters therefore never stampedes the mutex: at
+ * any moment at most one member of the group competes for it.
+ *
+ * <p><b>The one deliberate difference from musl</b> is how the oldest is released. musl wakes it;
+ * but the signaler usually still holds the mutex, so the waiter wakes, finds the mutex held and
+ * sleeps a second time, on the mutex (measured: 3.3 sleeps per round trip of two threads taking
+ * turns, where 2 suffice). Here, when the oldest waiter's mutex is locked (by anyone but that
+ * waiter) and can take a requeue, the oldest is requeued onto it like every later member, so the
+ * signaler's unlock wakes it once, when it can have the mutex; this is what
+ * {@code java.util.concurrent}'s conditions do by moving waiters to the lock's queue. The
+ * signaler raises {@code _m_waiters} on the waiter's behalf (the oldest then does not raise it
+ * again; the newest lowers it, as in musl), sets bit 31 while the word is locked, releases the
+ * barrier and requeues; an unlock that slipped in before the requeue is caught by reading the word
+ * afterwards and waking the mutex if it is free. A free mutex gets musl's wake. Once awake, a
+ * waiter that was alone in its group drops that raise before relocking, and the oldest of a larger
+ * group spins for the mutex as musl's relock would have (musl's mutex spins only while
+ * {@code _m_waiters} is 0). The cost: while the requeued waiter is counted, every unlock of the
+ * mutex wakes (musl's mutex wakes whenever {@code _m_waiters} is nonzero), one syscall per unlock
+ * on the kernel backend for a thread that relocks the mutex in a tight loop.
+ * {@value #REQUEUE_FIRST_PROPERTY}{@code =false} restores musl's wake.
  *
  * <p>The races this closes:
  * <ul>
@@ -57,9 +75,10 @@ import static org.pthread4j.CondLayout.*;
  *     every unlock wakes. The requeuer also sets the mutex's waiters bit so its own unlock wakes.
  *     Plain {@code FUTEX_REQUEUE} suffices: the barrier is set to 0 before the requeue, so a waiter
  *     that had not yet slept sees 0 and does not sleep.</li>
- * <li><em>Requeue impossible.</em> When the mutex is process-shared, or uses another futex backend
- *     than the condvar, the successor is woken instead of requeued (one futex call cannot move a
- *     waiter between a private and a shared key, or between two backends).</li>
+ * <li><em>Requeue impossible.</em> When the mutex is process-shared or robust (a robust mutex
+ *     sleeps under shared keys, because the kernel's owner-death wake is shared), or uses another
+ *     futex backend than the condvar, the successor is woken instead of requeued (one futex call
+ *     cannot move a waiter between a private and a shared key, or between two backends).</li>
  * </ul>
  *
  * <p><b>Where the private state lives.</b> The block keeps musl's layout: {@code _c_shared} = 0,
@@ -97,10 +116,19 @@ import static org.pthread4j.CondLayout.*;
  *
  * <p>Backends: a private condvar uses {@link CondAttr#futex()} or
  * {@link Futexes#defaultPrivate()}; a shared one uses {@link Futexes#shared()}.
+ *
+ * <p>See {@code docs/03-cond.md}: the words, the states, the races and the tests that prove them.
  */
 public final class Cond {
-    /** Bounded spin of musl's {@code __wait} before sleeping. */
-    private static final int SPINS = 100;
+    /** The system property that turns {@link #REQUEUE_FIRST} off. */
+    public static final String REQUEUE_FIRST_PROPERTY = "pthread4j.cond.requeueFirst";
+    /**
+     * Whether signal and broadcast requeue the oldest waiter onto its mutex when that mutex is
+     * locked, instead of waking it as musl does (see the class overview). Set the system property
+     * {@code pthread4j.cond.requeueFirst} to {@code false} for musl's exact behaviour.
+     */
+    public static final boolean REQUEUE_FIRST =
+        !"false".equalsIgnoreCase(System.getProperty(REQUEUE_FIRST_PROPERTY));
 
     private final Block block;
     private final MemorySegment seg;
@@ -114,7 +142,7 @@ public final class Cond {
     private Node tail;
 
     /**
-     * Initializes a condvar in {@code block} ({@code pthread_cond_init}): zeroes it, stores the
+     * Initializes a condvar in {@code block} ({@code pthread_cond_init.c}): zeroes it, stores the
      * clock, and marks it process-shared if asked.
      *
      * @param block at least {@value CondLayout#SIZE} bytes, 8-byte aligned
@@ -196,7 +224,8 @@ public final class Cond {
     }
 
     /**
-     * {@code pthread_cond_wait}: releases {@code mutex}, sleeps until signaled (or spuriously
+     * {@code pthread_cond_wait} ({@code pthread_cond_wait.c}, which calls
+     * {@code pthread_cond_timedwait.c}): releases {@code mutex}, sleeps until signaled (or spuriously
      * woken), relocks {@code mutex}. Not interruptible (an interrupt is kept pending).
      *
      * <p>Memory effects: those of unlocking and then locking {@code mutex}, plus: actions before a
@@ -212,7 +241,8 @@ public final class Cond {
     }
 
     /**
-     * {@code pthread_cond_timedwait}: as {@link #wait}, but gives up at an absolute deadline on
+     * {@code pthread_cond_timedwait} ({@code pthread_cond_timedwait.c}): as {@link #wait}, but gives
+     * up at an absolute deadline on
      * this condvar's {@linkplain #clock() clock}.
      *
      * @param mutex    a mutex the caller holds
@@ -269,6 +299,8 @@ public final class Cond {
         Block.INT.setVolatile(w, (long) NODE_BARRIER, CONTENDED);
         Block.INT.setVolatile(w, (long) NODE_STATE, WAITING);
         node.notify = null;
+        node.mutex = mutex;
+        node.counted = false;
         node.prev = null;
         node.next = head;
         setHead(node);
@@ -314,6 +346,20 @@ public final class Cond {
             // Signaled: the barrier orders the group's wakeups.
             lock(w, NODE_BARRIER);
         }
+        // A lone waiter requeued by its signaler is awake now: the raise of _m_waiters made on
+        // its behalf protects nobody else, so drop it before relocking, which lets this relock
+        // spin like any fresh locker (musl's mutex spins only while _m_waiters is 0).
+        final boolean lone = oldstate != WAITING && node.counted && node.prev == null;
+        if (lone) {
+            mutex.block().getAndAdd(MutexLayout.WAITERS, -1);
+        } else if (oldstate != WAITING && node.counted) {
+            // The oldest of a group, requeued by its signaler: musl would have woken it with
+            // _m_waiters still 0, so its relock would spin; give it that spin.
+            final Block mb = mutex.block();
+            for (int spins = MuslWait.SPINS; spins > 0 && mb.get(MutexLayout.LOCK) != 0; spins--) {
+                Thread.onSpinWait();
+            }
+        }
 
         // Errors relocking the mutex override: the caller must learn the mutex's state.
         final int r = mutex.lock();
@@ -326,7 +372,7 @@ public final class Cond {
         }
 
         final Block m = mutex.block();
-        if (node.next == null) {
+        if (node.next == null && !node.counted) {
             m.getAndAdd(MutexLayout.WAITERS, 1);
         }
         final Node successor = node.prev;
@@ -336,7 +382,7 @@ public final class Cond {
                 m.cas(MutexLayout.LOCK, val, val | MutexLayout.WAITERS_BIT);
             }
             unlockRequeue(successor, mutex);
-        } else {
+        } else if (!lone) {
             m.getAndAdd(MutexLayout.WAITERS, -1);
         }
         node.clearLinks();
@@ -345,8 +391,9 @@ public final class Cond {
     }
 
     /**
-     * musl's {@code unlock_requeue}: release the successor's barrier, then move it onto the
-     * mutex's futex word without waking it, or wake it where the move is impossible.
+     * musl's {@code unlock_requeue} ({@code pthread_cond_timedwait.c}): release the successor's
+     * barrier, then move it onto the mutex's futex word without waking it, or wake it where the
+     * move is impossible.
      */
     private void unlockRequeue(final Node successor, final Mutex mutex) {
         final MemorySegment w = successor.words;
@@ -387,7 +434,9 @@ public final class Cond {
     }
 
     /**
-     * {@code pthread_cond_signal}: releases at least one thread blocked in a wait, the longest
+     * {@code pthread_cond_signal} ({@code pthread_cond_signal.c}; the private case is
+     * {@code __private_cond_signal} in {@code pthread_cond_timedwait.c}): releases at least one
+     * thread blocked in a wait, the longest
      * waiting first (private), if there is any.
      *
      * <p>Memory effects: actions before this call happen-before the return of the wait it
@@ -401,8 +450,9 @@ public final class Cond {
     }
 
     /**
-     * {@code pthread_cond_broadcast}: releases every thread blocked in a wait. Private condvars
-     * wake one thread and requeue the others onto the mutex one by one; shared ones wake all.
+     * {@code pthread_cond_broadcast} ({@code pthread_cond_broadcast.c}; the private case is
+     * {@code __private_cond_signal}): releases every thread blocked in a wait. Private condvars
+     * hand the group to the mutex one waiter at a time (requeue); shared ones wake all.
      * The condvar may be destroyed and its memory freed as soon as this returns.
      *
      * <p>Memory effects: actions before this call happen-before the return of each wait it
@@ -466,17 +516,83 @@ public final class Cond {
         if (self != null) {
             int cur;
             while ((cur = (int) Block.INT.getVolatile(self.words, (long) NODE_REF)) != 0) {
-                waitWhile(self.words, NODE_REF, cur);
+                MuslWait.await(futex, self.words, NODE_REF, -1, cur, true);
             }
         }
         if (first != null) {
-            unlock(first.words, NODE_BARRIER);
+            release(first);
         }
         return 0;
     }
 
     /**
-     * {@code pthread_cond_destroy}. Private: nothing to do (no thread may be blocked on a
+     * Lets the oldest signaled waiter go ({@code unlock(&first->barrier)} in musl): requeued onto
+     * its mutex when that is locked, woken otherwise (see the class overview).
+     *
+     * <p>Why no wakeup is lost: the mutex's waiter count is raised first, on the waiter's behalf
+     * (the waiter, as the oldest of its group, then does not raise it again, and the newest
+     * lowers it as in musl). Bit 31 is then set while the word is nonzero, so the first unlock
+     * after it wakes a sleeper; later unlocks wake because of the count. If the word was 0, or
+     * names the waiter itself (a recursive mutex it still holds), nothing is moved: the count is
+     * lowered again and the waiter is woken as musl does. An unlock that slipped in between
+     * setting the bit and the requeue is caught by reading the word after the requeue: if it is
+     * 0, wake one sleeper of the mutex.
+     */
+    private void release(final Node first) {
+        final Mutex mx = first.mutex;
+        if (REQUEUE_FIRST && mx.priv() && mx.futex() == futex) {
+            final Block mb = mx.block();
+            mb.getAndAdd(MutexLayout.WAITERS, 1);
+            if (markContended(mx, mb, first.owner)) {
+                first.counted = true;
+                if ((int) Block.INT.getAndSet(first.words, (long) NODE_BARRIER, UNLOCKED) == CONTENDED) {
+                    final MemorySegment ms = mb.segment();
+                    if (futex.requeue(first.words, NODE_BARRIER, 0, 1, ms, MutexLayout.LOCK, true) < 0) {
+                        futex.wake(first.words, NODE_BARRIER, 1, true);
+                    } else if (unlockedSince(ms)) {
+                        futex.wake(ms, MutexLayout.LOCK, 1, true);
+                    }
+                }
+                return;
+            }
+            mb.getAndAdd(MutexLayout.WAITERS, -1);
+        }
+        unlock(first.words, NODE_BARRIER);
+    }
+
+    /**
+     * Sets bit 31 of a locked mutex's word.
+     *
+     * @return false when the word is 0 (unlocked) or the owner-tracked owner is {@code waiter}
+     */
+    private static boolean markContended(final Mutex mx, final Block mb, final int waiter) {
+        final boolean tracked = (mx.type() & MutexLayout.OWNER_TRACKED_MASK) != 0;
+        for (;;) {
+            final int v = mb.get(MutexLayout.LOCK);
+            if (v == 0 || (tracked && (v & MutexLayout.OWNER_MASK) == waiter)) {
+                return false;
+            }
+            if (v < 0 || mb.cas(MutexLayout.LOCK, v, v | MutexLayout.WAITERS_BIT) == v) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Whether a mutex whose word had bit 31 set became unlocked meanwhile. The waiter may have run,
+     * returned and had its mutex freed by now; the word is then unreadable and nobody needs a wake.
+     */
+    private static boolean unlockedSince(final MemorySegment mutexSegment) {
+        try {
+            return (int) Block.INT.getVolatile(mutexSegment, (long) MutexLayout.LOCK) == 0;
+        } catch (final IllegalStateException closed) {
+            return false;
+        }
+    }
+
+    /**
+     * {@code pthread_cond_destroy} ({@code pthread_cond_destroy.c}). Private: nothing to do (no
+     * thread may be blocked on a
      * condvar that is destroyed; threads released by a broadcast no longer touch it). Shared:
      * if threads are still inside a wait, wakes them all and waits until each has left the
      * condvar's memory (they may still be relocking their mutex), so the memory may be unmapped
@@ -491,7 +607,7 @@ public final class Cond {
             futex.wake(seg, SEQ, -1, false);
             int cnt;
             while (((cnt = block.get(WAITERS)) & ~WAITERS_DESTROY) != 0) {
-                sharedWaitWhile(WAITERS, cnt);
+                MuslWait.await(futex, seg, WAITERS, -1, cnt, false);
             }
         }
         return 0;
@@ -528,46 +644,23 @@ public final class Cond {
         block.setLong(TAIL, node == null ? 0 : node.words.address());
     }
 
-    /** musl's self-synchronized-destruction-safe {@code lock} (three states, {@code musl-reference.md} §3.1). */
+    /**
+     * musl's self-synchronized-destruction-safe {@code lock} in {@code pthread_cond_timedwait.c}
+     * (three states, {@code musl-reference.md} §3.1).
+     */
     private void lock(final MemorySegment s, final long off) {
         if ((int) Block.INT.compareAndExchange(s, off, UNLOCKED, LOCKED) != UNLOCKED) {
             Block.INT.compareAndExchange(s, off, LOCKED, CONTENDED);
             do {
-                waitWhile(s, off, CONTENDED);
+                MuslWait.await(futex, s, off, -1, CONTENDED, true);
             } while ((int) Block.INT.compareAndExchange(s, off, UNLOCKED, CONTENDED) != UNLOCKED);
         }
     }
 
-    /** musl's {@code unlock}: one swap, then at most a wake on the address. */
+    /** musl's {@code unlock} in {@code pthread_cond_timedwait.c}: one swap, then at most a wake on the address. */
     private void unlock(final MemorySegment s, final long off) {
         if ((int) Block.INT.getAndSet(s, off, UNLOCKED) == CONTENDED) {
             futex.wake(s, off, 1, true);
-        }
-    }
-
-    /** musl's {@code __wait(addr, 0, val, 1)}: spin a little, then sleep while the word holds {@code val}. */
-    private void waitWhile(final MemorySegment s, final long off, final int val) {
-        for (int spins = SPINS; spins > 0; spins--) {
-            if ((int) Block.INT.getVolatile(s, off) != val) {
-                return;
-            }
-            Thread.onSpinWait();
-        }
-        while ((int) Block.INT.getVolatile(s, off) == val) {
-            futex.wait(s, off, val, true);
-        }
-    }
-
-    /** musl's {@code __wait(addr, 0, val, 0)} on a shared word of the block. */
-    private void sharedWaitWhile(final long off, final int val) {
-        for (int spins = SPINS; spins > 0; spins--) {
-            if (block.get(off) != val) {
-                return;
-            }
-            Thread.onSpinWait();
-        }
-        while (block.get(off) == val) {
-            futex.wait(seg, off, val, false);
         }
     }
 
@@ -592,9 +685,16 @@ public final class Cond {
         Node next;
         /** The signaler whose {@code ref} counts this node as LEAVING, or null. */
         Node notify;
+        /** The mutex the waiting thread will relock. */
+        Mutex mutex;
+        /** Set by a signaler that raised the mutex's waiter count on this waiter's behalf. */
+        boolean counted;
+        /** The thread's owner id, as an owner-tracked mutex records it. */
+        final int owner;
 
         private Node(final MemorySegment words) {
             this.words = words;
+            this.owner = ThreadIds.current();
         }
 
         static Node current() {
@@ -605,6 +705,7 @@ public final class Cond {
             prev = null;
             next = null;
             notify = null;
+            mutex = null;
         }
     }
 

@@ -14,6 +14,8 @@ import org.pthread4j.memory.Block;
  * the {@link Cond} instance, and {@link #HEAD}/{@link #TAIL} carry the native addresses of the
  * newest and oldest waiter's node words (zero when the list is empty), so the block reads like
  * musl's to an inspector and an empty list can be seen without taking the lock.
+ *
+ * <p>See {@code docs/03-cond.md}: the words, the states, the races and the tests that prove them.
  */
 public final class CondLayout {
     /** Size of {@code pthread_cond_t} on every ABI: 48 bytes. */

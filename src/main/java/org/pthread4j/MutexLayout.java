@@ -18,6 +18,8 @@ import org.pthread4j.memory.Block;
  *  24      _m_prev      robust list: address of the slot that points at this node
  *  32      _m_next      robust list: this field IS the node; the next node or the list head
  * </pre>
+ *
+ * <p>See {@code docs/02-mutex.md}: the words, the states, the races and the tests that prove them.
  */
 public final class MutexLayout {
     /** Size of {@code pthread_mutex_t} on LP64: 40 bytes. */

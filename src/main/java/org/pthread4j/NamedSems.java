@@ -79,6 +79,7 @@ final class NamedSems {
      * @throws ErrnoException EINVAL (empty, '/', NUL, "." or ".."), ENAMETOOLONG
      */
     static String checkName(final String name) throws ErrnoException {
+        // src/mman/shm_open.c: __shm_mapname
         if (name == null) {
             throw new ErrnoException(Errno.EINVAL, "null semaphore name");
         }
@@ -101,6 +102,7 @@ final class NamedSems {
     }
 
     static Sem open(final String name, final int oflag, final int mode, final int value) throws ErrnoException {
+        // src/thread/sem_open.c: sem_open
         final String n = checkName(name);
         final Path path = path(n);
         synchronized (LOCK) {
@@ -255,6 +257,7 @@ final class NamedSems {
     }
 
     static int close(final Sem sem) {
+        // src/thread/sem_open.c: sem_close
         synchronized (LOCK) {
             final Entry entry = TABLE.get(sem.fileKey());
             if (entry == null || entry.sem != sem) {
@@ -271,6 +274,7 @@ final class NamedSems {
     }
 
     static int unlink(final String name) {
+        // src/thread/sem_unlink.c: shm_unlink (src/mman/shm_open.c)
         final Path path;
         try {
             path = path(checkName(name));

@@ -45,6 +45,8 @@ import static org.pthread4j.OnceLayout.RUNNING_WAITERS;
  *
  * <p>Memory consistency: the initializer's actions happen-before the return of every
  * {@link #run} on this once that returns normally.
+ *
+ * <p>See {@code docs/06-once-barrier-spin.md}: the words, the states, the races and the tests that prove them.
  */
 public final class Once {
     private final Block block;
@@ -125,6 +127,7 @@ public final class Once {
      *                          threads race to run it again
      */
     public int run(final Runnable init) {
+        // src/thread/pthread_once.c: __pthread_once
         if ((int) Block.INT.getAcquire(seg, (long) CONTROL) == DONE) {
             return 0;
         }

@@ -35,6 +35,8 @@ import java.util.Arrays;
  * <p>Not thread-safe: only its thread uses it. The kernel reads it at thread exit or process
  * death, when the thread runs no more code, and then walks at most 2048 nodes
  * ({@code ROBUST_LIST_LIMIT}): mutexes beyond the 2048 most recently locked are not marked.
+ *
+ * <p>See {@code docs/07-robust-and-shared.md}: the words, the states, the races and the tests that prove them.
  */
 final class RobustList {
     /** {@code sizeof(struct robust_list_head)} on LP64. */
@@ -43,7 +45,6 @@ final class RobustList {
     private static final long HEAD_OFFSET = 8;
     private static final long HEAD_PENDING = 16;
 
-    private static final ThreadLocal<RobustList> CURRENT = new ThreadLocal<>();
     /** -1 unknown, else the errno of musl's one-time {@code get_robust_list} probe (0 = supported). */
     private static volatile int supportErrno = -1;
 
@@ -88,24 +89,16 @@ final class RobustList {
     }
 
     /**
-     * The calling thread's list, registered with the kernel on first use.
+     * Makes the calling thread's list and registers it with the kernel ({@link Self#robust()}
+     * does this once per thread).
      *
+     * @param tid the thread's owner id, which must be its kernel tid
      * @return the list
      * @throws UnsupportedOperationException on a virtual thread, or a thread without a kernel tid
      */
-    static RobustList current() {
-        final RobustList l = CURRENT.get();
-        return l != null ? l : register();
-    }
-
-    /** @return the calling thread's list if it registered one, else {@code null} */
-    static RobustList existing() {
-        return CURRENT.get();
-    }
-
-    private static RobustList register() {
+    static RobustList register(final int tid) {
         final Thread t = Thread.currentThread();
-        if (t.isVirtual() || !ThreadIds.currentIsKernelTid()) {
+        if (t.isVirtual() || !ThreadIds.currentIsKernelTid() || tid != ThreadIds.current()) {
             throw new UnsupportedOperationException("robust and process-shared owner-tracked mutexes need a platform"
                 + " thread: the owner id must be the kernel tid, which the kernel's robust list marks when the"
                 + " thread dies; " + t + " is " + (t.isVirtual() ? "a virtual thread" : "not a kernel thread"));
@@ -119,9 +112,7 @@ final class RobustList {
         if (r < 0) {
             throw new UnsupportedOperationException("set_robust_list failed: " + Errno.name((int) -r));
         }
-        final RobustList l = new RobustList(ThreadIds.current(), h);
-        CURRENT.set(l);
-        return l;
+        return new RobustList(tid, h);
     }
 
     /** @return the address of this thread's head, as registered with the kernel */

@@ -63,6 +63,8 @@ import static org.pthread4j.RwLockLayout.WRITE_LOCKED;
  *
  * <p>Results are errno values as musl returns them ({@link Errno}). Timed variants take an
  * absolute deadline; the classic forms use {@link Timespec#CLOCK_REALTIME} as musl does.
+ *
+ * <p>See {@code docs/04-rwlock.md}: the words, the states, the races and the tests that prove them.
  */
 public final class RwLock {
     private final Block block;
@@ -79,6 +81,7 @@ public final class RwLock {
      * @throws IllegalArgumentException when the block is too small or misaligned
      */
     public RwLock(final Block block, final RwLockAttr attr) {
+        // src/thread/pthread_rwlock_init.c
         RwLockLayout.checkBlock(block);
         final RwLockAttr a = attr != null ? attr : RwLockAttr.DEFAULT;
         this.block = block;
@@ -160,6 +163,7 @@ public final class RwLock {
      * @return 0; EBUSY when write-locked; EAGAIN when the reader count is at its limit
      */
     public int tryrdlock() {
+        // src/thread/pthread_rwlock_tryrdlock.c
         int val;
         do {
             val = block.get(LOCK);
@@ -198,7 +202,9 @@ public final class RwLock {
 
     /**
      * Takes a read lock, sleeping while a writer holds it, until the deadline on {@code clock}
-     * or, if {@code interruptible}, an interrupt (the interrupt status is left set).
+     * or, if {@code interruptible}, an interrupt (the interrupt status is left set). Like musl's
+     * rwlock functions this is no cancellation point: a lock that can be taken at once is taken
+     * even when an interrupt is pending.
      *
      * @param clock         {@link Timespec#CLOCK_REALTIME} or {@link Timespec#CLOCK_MONOTONIC}
      * @param at            the absolute deadline, or null for none
@@ -207,6 +213,7 @@ public final class RwLock {
      *     the call would sleep)
      */
     public int timedrdlock(final int clock, final Timespec at, final boolean interruptible) {
+        // src/thread/pthread_rwlock_timedrdlock.c (rdlock.c calls it without a deadline)
         int r = tryrdlock();
         if (r != Errno.EBUSY) {
             return r;
@@ -238,6 +245,7 @@ public final class RwLock {
      * @return 0, or EBUSY when readers or a writer hold it
      */
     public int trywrlock() {
+        // src/thread/pthread_rwlock_trywrlock.c
         return block.cas(LOCK, 0, WRITE_LOCKED) != 0 ? Errno.EBUSY : 0;
     }
 
@@ -265,7 +273,7 @@ public final class RwLock {
     /**
      * Takes the write lock, sleeping while anyone holds it, until the deadline on
      * {@code clock} or, if {@code interruptible}, an interrupt (the interrupt status is left
-     * set).
+     * set). A lock that can be taken at once is taken even when an interrupt is pending.
      *
      * @param clock         {@link Timespec#CLOCK_REALTIME} or {@link Timespec#CLOCK_MONOTONIC}
      * @param at            the absolute deadline, or null for none
@@ -274,6 +282,7 @@ public final class RwLock {
      *     would sleep)
      */
     public int timedwrlock(final int clock, final Timespec at, final boolean interruptible) {
+        // src/thread/pthread_rwlock_timedwrlock.c (wrlock.c calls it without a deadline)
         int r = trywrlock();
         if (r != Errno.EBUSY) {
             return r;
@@ -328,6 +337,7 @@ public final class RwLock {
      *     word; this port refuses it and leaves the word unchanged)
      */
     public int unlock() {
+        // src/thread/pthread_rwlock_unlock.c
         int val;
         int cnt;
         int waiters;

@@ -9,6 +9,8 @@ import org.pthread4j.memory.Block;
  *
  * <p>musl's initializer is all zeros: an unlocked, private lock. Bytes 12 to 55 are never used
  * and stay zero.
+ *
+ * <p>See {@code docs/04-rwlock.md}: the words, the states, the races and the tests that prove them.
  */
 public final class RwLockLayout {
     /** {@code sizeof(pthread_rwlock_t)} on LP64. */

@@ -64,6 +64,8 @@ import static org.pthread4j.SemLayout.WAITERS_BIT;
  *
  * <p>Memory consistency: actions before a {@link #post()} happen-before the return of the wait
  * that takes the permit it made. Results are errno values as musl sets them.
+ *
+ * <p>See {@code docs/05-semaphore.md}: the words, the states, the races and the tests that prove them.
  */
 public final class Sem {
     /** {@code SEM_VALUE_MAX}: 0x7fffffff. */
@@ -105,6 +107,7 @@ public final class Sem {
      * @throws IllegalArgumentException when the value is negative, or the block is unsuitable
      */
     public Sem(final Block block, final boolean pshared, final int value, final Futex privateFutex) {
+        // src/thread/sem_init.c
         SemLayout.checkBlock(block);
         if (value < 0) {
             throw new IllegalArgumentException(Backing.einval("sem_init value " + Integer.toUnsignedString(value)
@@ -247,6 +250,7 @@ public final class Sem {
      * @return 0, or EAGAIN when the value is 0
      */
     public int trywait() {
+        // src/thread/sem_trywait.c
         int val;
         while (((val = block.get(VALUE)) & SEM_VALUE_MAX) != 0) {
             if (block.cas(VALUE, val, val - 1) == val) {
@@ -291,6 +295,7 @@ public final class Sem {
      *     would sleep)
      */
     public int timedwait(final int clock, final Timespec at, final boolean interruptible) {
+        // src/thread/sem_timedwait.c (sem_wait.c calls it without a deadline)
         if (interruptible && Thread.currentThread().isInterrupted()) {
             return Errno.EINTR;
         }
@@ -415,6 +420,7 @@ public final class Sem {
      * @return 0, or EOVERFLOW when the value is already {@link #VALUE_MAX} (left unchanged)
      */
     public int post() {
+        // src/thread/sem_post.c, with commit 882aedf6 (2024)
         int val;
         int waiters;
         int next;
@@ -486,6 +492,7 @@ public final class Sem {
      * @return the value bits of the word, in [0, {@link #VALUE_MAX}]
      */
     public int getvalue() {
+        // src/thread/sem_getvalue.c
         return block.get(VALUE) & SEM_VALUE_MAX;
     }
 

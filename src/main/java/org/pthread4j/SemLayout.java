@@ -6,6 +6,8 @@ import org.pthread4j.memory.Block;
  * The layout of musl's x86_64 {@code sem_t}: {@code volatile int __val[8]} (32 bytes, 4-byte
  * aligned). Only the first three ints are used; {@code sem_init} leaves the others untouched,
  * and a semaphore created by musl's {@code sem_open} may carry garbage there.
+ *
+ * <p>See {@code docs/05-semaphore.md}: the words, the states, the races and the tests that prove them.
  */
 public final class SemLayout {
     /** {@code sizeof(sem_t)} on LP64: {@code 4*sizeof(long)} bytes. */

@@ -21,6 +21,8 @@ import static org.pthread4j.SpinLockLayout.LOCKED;
  *
  * <p>Memory consistency: actions before {@link #unlock()} happen-before the next successful
  * {@link #lock()} or {@link #trylock()}.
+ *
+ * <p>See {@code docs/06-once-barrier-spin.md}: the words, the states, the races and the tests that prove them.
  */
 public final class SpinLock {
     private final Block block;
@@ -61,6 +63,7 @@ public final class SpinLock {
      * @return 0
      */
     public int lock() {
+        // src/thread/pthread_spin_lock.c
         while (block.get(LOCK) != 0 || block.cas(LOCK, 0, LOCKED) != 0) {
             Thread.onSpinWait();
         }
@@ -73,6 +76,7 @@ public final class SpinLock {
      * @return 0, or EBUSY when held (the word's old value)
      */
     public int trylock() {
+        // src/thread/pthread_spin_trylock.c
         return block.cas(LOCK, 0, LOCKED);
     }
 
@@ -84,6 +88,7 @@ public final class SpinLock {
      * @return 0
      */
     public int unlock() {
+        // src/thread/pthread_spin_unlock.c
         block.set(LOCK, 0);
         return 0;
     }

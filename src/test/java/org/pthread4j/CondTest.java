@@ -177,6 +177,7 @@ class CondTest {
             unlock(fx.mutex);
             crew.join();
             assertEquals(0, fx.cond.waiterCount());
+            assertEquals(0, fx.mutex.waiterCount(), "a raise of _m_waiters was not undone");
         }
     }
 
@@ -225,6 +226,7 @@ class CondTest {
             crew.join();
             assertEquals(3, consumed.get());
             assertEquals(0, fx.tokens);
+            assertEquals(0, fx.mutex.waiterCount(), "a raise of _m_waiters was not undone");
         }
     }
 
@@ -279,10 +281,171 @@ class CondTest {
             if (!flavor.pshared()) {
                 assertEquals(0, counting.wideWakeCalls(), "a wake asked for more than one thread: " + counting);
                 assertTrue(counting.maxWokenByOneCall() <= 1, "one call woke several threads: " + counting);
-                assertEquals(n - 1, counting.requeueCalls(), "one requeue per handoff: " + counting);
+                // The broadcaster holds the mutex: every waiter, the oldest included, is requeued onto it.
+                assertEquals(Cond.REQUEUE_FIRST ? n : n - 1, counting.requeueCalls(), "one requeue per handoff: " + counting);
                 assertTrue(counting.wakeCalls() + counting.requeueCalls() <= 4L * n,
                     "futex wakes are not O(1) per handoff: " + counting);
             }
+        }
+    }
+
+    /**
+     * Signals sent without holding the mutex while other threads keep locking and unlocking it:
+     * the oldest waiter is requeued onto a mutex some other thread holds, and unlocks race with the
+     * requeue. Every token must still be consumed.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("flavors")
+    void signalsRacingWithOtherLockersOfTheMutexLoseNoWakeup(final Flavor flavor) throws Exception {
+        final int consumers = 2;
+        final int perConsumer = 2000;
+        try (Fixture fx = new Fixture(flavor, MutexLayout.NORMAL, Timespec.CLOCK_REALTIME, flavor.futex())) {
+            final boolean[] stop = new boolean[1];
+            final AtomicInteger consumed = new AtomicInteger();
+            final Crew crew = new Crew();
+            for (int i = 0; i < consumers; i++) {
+                crew.start("consumer-" + i, () -> {
+                    for (int k = 0; k < perConsumer; k++) {
+                        lock(fx.mutex);
+                        while (fx.tokens == 0) {
+                            assertEquals(0, fx.cond.wait(fx.mutex));
+                        }
+                        fx.tokens--;
+                        unlock(fx.mutex);
+                        consumed.incrementAndGet();
+                    }
+                });
+            }
+            crew.start("churner", () -> {
+                boolean done;
+                do {
+                    lock(fx.mutex);
+                    done = stop[0];
+                    unlock(fx.mutex);
+                } while (!done);
+            });
+            for (int k = 0; k < consumers * perConsumer; k++) {
+                lock(fx.mutex);
+                fx.tokens++;
+                unlock(fx.mutex);
+                assertEquals(0, fx.cond.signal());
+                if ((k & 15) == 0) {
+                    Thread.yield();
+                }
+            }
+            final long end = System.nanoTime() + LIVENESS.toNanos();
+            while (consumed.get() < consumers * perConsumer) {
+                if (System.nanoTime() > end) {
+                    fail("only " + consumed.get() + " of " + consumers * perConsumer + " tokens consumed: a wakeup was lost");
+                }
+                LockSupport.parkNanos(1_000_000);
+            }
+            lock(fx.mutex);
+            stop[0] = true;
+            unlock(fx.mutex);
+            crew.join();
+            assertEquals(0, fx.tokens);
+            assertEquals(0, fx.mutex.waiterCount(), "a raise of _m_waiters was not undone");
+        }
+    }
+
+    /**
+     * musl's LEAVING race, made deterministic: W1, L, W3 wait (oldest first); L times out and,
+     * about to unlink itself, is held up on {@code _c_lock}; a broadcast walks past L (LEAVING)
+     * and signals W1 and W3. The broadcast must wait until L has unlinked before it releases W1:
+     * otherwise W1 reads its stale successor (L), hands off to L, and W3 is never released.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("privateFlavors")
+    void broadcastWaitsForALeavingWaiterToUnlinkBeforeReleasingTheGroup(final Flavor flavor) throws Exception {
+        final java.util.concurrent.CountDownLatch leaverStalled = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.CountDownLatch broadcasterAsleep = new java.util.concurrent.CountDownLatch(1);
+        final long[] condLock = new long[1];
+        final Futex base = flavor.futex();
+        final Futex stalling = new Futex() {
+            private final AtomicInteger stalls = new AtomicInteger();
+
+            @Override
+            public int timedWait(final java.lang.foreign.MemorySegment seg, final long off, final int val,
+                                 final boolean priv, final int clock, final Timespec deadline, final boolean intr) {
+                if (seg.address() + off == condLock[0]) {
+                    final String who = Thread.currentThread().getName();
+                    if (who.equals("L") && stalls.getAndIncrement() == 0) {
+                        leaverStalled.countDown();
+                        LockSupport.parkNanos(300_000_000L); // L is slow to take _c_lock and unlink
+                    } else if (who.equals("broadcaster")) {
+                        broadcasterAsleep.countDown();
+                    }
+                }
+                return base.timedWait(seg, off, val, priv, clock, deadline, intr);
+            }
+
+            @Override
+            public int wake(final java.lang.foreign.MemorySegment seg, final long off, final int n, final boolean priv) {
+                return base.wake(seg, off, n, priv);
+            }
+
+            @Override
+            public int requeue(final java.lang.foreign.MemorySegment seg, final long off, final int nWake,
+                               final int nRequeue, final java.lang.foreign.MemorySegment seg2, final long off2,
+                               final boolean priv) {
+                return base.requeue(seg, off, nWake, nRequeue, seg2, off2, priv);
+            }
+
+            @Override
+            public int cmpRequeue(final java.lang.foreign.MemorySegment seg, final long off, final int nWake,
+                                  final int nRequeue, final java.lang.foreign.MemorySegment seg2, final long off2,
+                                  final int val, final boolean priv) {
+                return base.cmpRequeue(seg, off, nWake, nRequeue, seg2, off2, val, priv);
+            }
+
+            @Override
+            public boolean supportsShared() {
+                return base.supportsShared();
+            }
+
+            @Override
+            public String name() {
+                return "stalling-" + base.name();
+            }
+        };
+        try (Fixture fx = new Fixture(flavor, MutexLayout.NORMAL, Timespec.CLOCK_MONOTONIC, stalling)) {
+            final Block cb = fx.cond.block();
+            condLock[0] = cb.address(CondLayout.LOCK);
+            final Crew crew = new Crew();
+            crew.start("W1", () -> waitForFlag(fx));
+            awaitWaiters(fx.cond, 1);
+            final Timespec soon = Timespec.after(Timespec.CLOCK_MONOTONIC, 1, TimeUnit.SECONDS);
+            crew.start("L", () -> {
+                lock(fx.mutex);
+                int r;
+                do {
+                    r = fx.cond.timedwait(fx.mutex, soon);
+                } while (r == 0 && fx.flag == 0);
+                assertEquals(Errno.ETIMEDOUT, r);
+                unlock(fx.mutex);
+            });
+            awaitWaiters(fx.cond, 2);
+            crew.start("W3", () -> waitForFlag(fx));
+            awaitWaiters(fx.cond, 3);
+            // Hold _c_lock as a signaler would, so that L, timed out and LEAVING, must wait for it.
+            final long end = System.nanoTime() + LIVENESS.toNanos();
+            while (cb.cas(CondLayout.LOCK, CondLayout.UNLOCKED, CondLayout.LOCKED) != CondLayout.UNLOCKED) {
+                assertTrue(System.nanoTime() < end, "_c_lock never came free");
+                Thread.onSpinWait();
+            }
+            assertTrue(leaverStalled.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "L never waited for _c_lock");
+            lock(fx.mutex);
+            fx.flag = 1;
+            unlock(fx.mutex);
+            crew.start("broadcaster", () -> assertEquals(0, fx.cond.broadcast()));
+            assertTrue(broadcasterAsleep.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS));
+            // Hand _c_lock to the broadcaster (the only sleeper: L is still held up): it walks past L.
+            if (cb.getAndSet(CondLayout.LOCK, CondLayout.UNLOCKED) == CondLayout.CONTENDED) {
+                base.wake(cb.segment(), CondLayout.LOCK, 1, true);
+            }
+            crew.join();
+            assertEquals(0, fx.cond.waiterCount());
         }
     }
 

@@ -216,7 +216,7 @@ class MutexRobustTest {
                 for (final Mutex m : ms) {
                     r |= m.lock();
                 }
-                final RobustList self = RobustList.existing();
+                final RobustList self = Self.current().robustOrNull();
                 final long head = self.headAddress();
                 assertEquals(head, RobustList.kernelHead()[0], "the kernel holds our head");
                 assertEquals(RobustList.HEAD_SIZE, RobustList.kernelHead()[1]);
@@ -257,6 +257,32 @@ class MutexRobustTest {
 
     private static long node(final Mutex m) {
         return m.block().address(MutexLayout.NEXT);
+    }
+
+    @Test
+    void closingTheMemoryOfAHeldRobustMutexDropsItFromTheListInsteadOfCrashing() throws Exception {
+        // Closing memory that holds a locked mutex is an error; the list must survive it:
+        // unlocking its neighbour writes into the closed block's links, which throws inside
+        // the list, which then drops the closed entry and rewrites itself.
+        final Memory doomed = memory();
+        try (Memory kept = memory()) {
+            final Mutex a = new Mutex(block(doomed, 0), MutexAttr.builder().robust(true).build());
+            final Mutex b = new Mutex(block(kept, 0), MutexAttr.builder().robust(true).build());
+            final Mutex c = new Mutex(block(kept, 1), MutexAttr.builder().robust(true).build());
+            assertEquals(0, (int) onThreadThatEnds(() -> {
+                final int r = a.lock() | b.lock() | c.lock();
+                doomed.close();
+                final RobustList self = Self.current().robustOrNull();
+                final int u = b.unlock(); // its neighbours are c (newer) and a (older, closed)
+                assertEquals(1, self.size(), "a dropped, b unlinked, c kept");
+                checkLinks(self.headAddress(), List.of(c));
+                return r | u;
+            }));
+            assertEquals(Errno.EOWNERDEAD, c.timedlock(deadline()));
+            assertEquals(0, b.trylock());
+        } finally {
+            doomed.close();
+        }
     }
 
     @Test

@@ -398,6 +398,22 @@ class MutexTest {
             assertThrows(IllegalArgumentException.class, () -> Mutex.attach(mem.block(0, 32, 8)));
             assertThrows(IllegalArgumentException.class, () -> new Mutex(mem.block(0, 32, 8), MutexAttr.DEFAULT));
             assertThrows(IllegalArgumentException.class, () -> new Mutex(mem.block(4, 40, 4), MutexAttr.DEFAULT));
+            b.set(MutexLayout.TYPE, 0);
+            for (final int word : new int[] {1, 17, 0x40000000, 0x7fffffff, 0x12345}) {
+                b.set(MutexLayout.LOCK, word);
+                assertThrows(IllegalArgumentException.class, () -> Mutex.attach(b), "NORMAL lock word " + word);
+            }
+            b.set(MutexLayout.LOCK, 0);
+            b.set(MutexLayout.WAITERS, -3);
+            assertThrows(IllegalArgumentException.class, () -> Mutex.attach(b));
+            b.set(MutexLayout.WAITERS, 0);
+            b.set(MutexLayout.COUNT, -1);
+            assertThrows(IllegalArgumentException.class, () -> Mutex.attach(b));
+            b.clear();
+            assertEquals(Mutex.State.FREE, Mutex.attach(b).state(), "all zeros: PTHREAD_MUTEX_INITIALIZER");
+            b.set(MutexLayout.LOCK, Errno.EBUSY | MutexLayout.WAITERS_BIT);
+            assertEquals(Mutex.State.LOCKED, Mutex.attach(b).state());
+            b.set(MutexLayout.LOCK, 0);
             b.set(MutexLayout.TYPE, MutexAttr.ERRORCHECK | MutexLayout.PSHARED);
             final Mutex m = Mutex.attach(b);
             assertEquals(MutexAttr.ERRORCHECK, m.kind());

@@ -14,15 +14,33 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
- * Entry point of {@code ./pthread4j}: {@code bench} runs the benchmarks, {@code help} prints
- * the usage. An unknown command or a bad option prints a message and the usage on standard
- * error and exits with status 2.
+ * Entry point of {@code ./pthread4j}: {@code bench} runs the benchmarks, {@code demo trace}
+ * prints the futex operations of small scenarios, {@code demo ipc} shows two JVMs sharing a
+ * file, {@code inspect FILE} prints a sync file's primitives, {@code help} prints the usage. An unknown
+ * command or a bad option prints a message and the usage on standard error and exits with
+ * status 2.
  */
 @Command(name = "pthread4j",
     description = "musl libc's thread synchronization on off-heap words and real futexes.",
-    subcommands = {BenchCommand.class, CommandLine.HelpCommand.class},
+    subcommands = {BenchCommand.class, DemoCommand.class, Main.Inspect.class, CommandLine.HelpCommand.class},
     synopsisSubcommandLabel = "COMMAND")
 public final class Main implements Callable<Integer> {
+    /** {@code inspect FILE [--json]}: hands its arguments to {@link InspectCommand#run(String[])}. */
+    @Command(name = "inspect", header = "Prints a sync file's header and the state of every primitive in it, taking no lock.",
+        description = {"Usage: inspect FILE [--json]. A corrupt file is refused with the message open() gives."})
+    static final class Inspect implements Callable<Integer> {
+        @CommandLine.Unmatched
+        private List<String> args = new ArrayList<>();
+
+        Inspect() {
+        }
+
+        @Override
+        public Integer call() {
+            return InspectCommand.run(args.toArray(String[]::new));
+        }
+    }
+
     /** Exit status for a command-line error. */
     public static final int USAGE = 2;
 

@@ -23,6 +23,8 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>A wake or requeue never reads the word: it may be issued on memory that was closed a
  * moment ago (an unlock followed by a destroy) and is then harmless.
+ *
+ * <p>See {@code docs/01-futex.md}: the words, the states, the races and the tests that prove them.
  */
 public interface Futex {
     /**

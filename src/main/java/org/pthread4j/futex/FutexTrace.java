@@ -19,6 +19,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * each futex operation pays one volatile read of a static field; the uncontended paths of the
  * primitives make no futex operation, so they pay nothing. Recording never changes what an
  * operation does or returns.
+ *
+ * <p>See {@code docs/01-futex.md}: the words, the states, the races and the tests that prove them.
  */
 public final class FutexTrace {
     /** System property that enables the trace at start-up. */

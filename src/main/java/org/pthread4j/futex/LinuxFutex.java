@@ -31,6 +31,8 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>A thread inside this backend's wait is in a native call: its {@link Thread#getState()} is
  * {@code RUNNABLE}, and a virtual thread pins its carrier for the length of the wait.
+ *
+ * <p>See {@code docs/01-futex.md}: the words, the states, the races and the tests that prove them.
  */
 public final class LinuxFutex implements Futex {
     /** {@code FUTEX_WAIT} */

@@ -29,6 +29,8 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Memory effects: every path runs through the bucket monitor and volatile reads of the word,
  * so a waker's writes before {@code wake} happen-before the woken waiter's return.
+ *
+ * <p>See {@code docs/01-futex.md}: the words, the states, the races and the tests that prove them.
  */
 public final class ParkingFutex implements Futex {
     /** Default bucket count: twice the kernel's minimum per-process hash of 16, rounded. */

@@ -208,7 +208,7 @@ class BenchHarnessTest {
         assertBad(main("bench", "--bogus"), "Unknown option: '--bogus'");
         assertBad(main("bench", "--threads", "0"), "--threads values must be between 1 and");
         assertBad(main("bench", "--threads", "1,x"), "--threads");
-        assertBad(main("bench", "nosuch"), "unknown workload 'nosuch' (known: futex, lock, broadcast, hash)");
+        assertBad(main("bench", "nosuch"), "unknown workload 'nosuch' (known: futex, lock, cond, rwlock, sem, broadcast, hash)");
         assertBad(main("nosuch"), "unknown command 'nosuch'");
         assertEquals(2, main().code(), "no command prints the usage and exits 2");
     }
@@ -224,7 +224,7 @@ class BenchHarnessTest {
         final Result r = main("bench", "--help");
         assertEquals(0, r.code());
         for (final String option : List.of("--full", "--runs=N", "--threads=LIST", "--json=FILE", "--csv=FILE",
-            "--chart=DIR", "--list", "--help", "futex", "hash", "broadcast", "lock")) {
+            "--chart=DIR", "--list", "--help", "futex", "hash", "broadcast", "lock", "cond", "rwlock", "sem")) {
             assertTrue(r.out().contains(option), option + " in " + r.out());
         }
         assertEquals(0, main("help").code());

@@ -15,7 +15,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * {@code bench lock}: seed 000's lock/unlock stress. T threads take and release one lock in
  * a loop with an empty critical section; the figure is thousands of iterations per second of
- * all threads together (the seed's Kiter/s). Reference: {@code ReentrantLock}.
+ * all threads together (the seed's Kiter/s). Reference: {@code ReentrantLock}. The 1-thread
+ * group is the uncontended cost (its ratio is the inverse of the time ratio).
  *
  * <p>To add a lock (a library mutex kind), add one {@link LockImpl} to {@link #IMPLS}.
  */
@@ -31,18 +32,31 @@ public final class LockWorkload implements Workload {
     public record LockImpl(String impl, String backend, boolean needsKernel, StressLock.Maker maker) {
     }
 
-    /** The locks measured, the reference first. */
-    public static final List<LockImpl> IMPLS = List.of(
-        new LockImpl("ReentrantLock", "j.u.c", false, LockWorkload::reentrantLock),
-        new LockImpl("synchronized", "JVM monitor", false, LockWorkload::monitor),
-        new LockImpl("seed-000 lock, wait", "parking", false,
-            () -> new SampleFutexLock(Futexes.parking(), false, true)),
-        new LockImpl("seed-000 lock, set-wait", "parking", false,
-            () -> new SampleFutexLock(Futexes.parking(), true, true)),
-        new LockImpl("seed-000 lock, wait", "linux", true,
-            () -> new SampleFutexLock(Futexes.linux(), false, true)),
-        new LockImpl("seed-000 lock, set-wait (CAS+wait)", "linux", true,
+    /**
+     * The locks measured, the reference first: the JVM's locks, the library's {@code Mutex}
+     * (NORMAL) on every private backend and process-shared, then seed 000's own 3-state lock
+     * with its plain wait and its set-and-wait.
+     */
+    public static final List<LockImpl> IMPLS = impls();
+
+    private static List<LockImpl> impls() {
+        final List<LockImpl> impls = new ArrayList<>();
+        impls.add(new LockImpl("ReentrantLock", "j.u.c", false, LockWorkload::reentrantLock));
+        impls.add(new LockImpl("synchronized", "JVM monitor", false, LockWorkload::monitor));
+        for (final String place : BenchBackends.privateAndShared()) {
+            impls.add(new LockImpl("Mutex", place, BenchBackends.needsKernel(place),
+                () -> new MutexLock(BenchBackends.Place.named(place))));
+        }
+        impls.add(new LockImpl("seed-000 lock, wait", "parking", false,
+            () -> new SampleFutexLock(Futexes.parking(), false, true)));
+        impls.add(new LockImpl("seed-000 lock, set-wait", "parking", false,
+            () -> new SampleFutexLock(Futexes.parking(), true, true)));
+        impls.add(new LockImpl("seed-000 lock, wait", "linux", true,
+            () -> new SampleFutexLock(Futexes.linux(), false, true)));
+        impls.add(new LockImpl("seed-000 lock, set-wait (CAS+wait)", "linux", true,
             () -> new SampleFutexLock(Futexes.linux(), true, true)));
+        return List.copyOf(impls);
+    }
 
     /** Creates the workload. */
     public LockWorkload() {
@@ -55,8 +69,8 @@ public final class LockWorkload implements Workload {
 
     @Override
     public String description() {
-        return "seed 000 lock/unlock stress at 1, 2, 4... threads: its futex lock per backend, ReentrantLock, "
-            + "synchronized, C";
+        return "seed 000 lock/unlock stress at 1 (uncontended), 2, 4... threads: Mutex per backend and pshared, "
+            + "ReentrantLock, synchronized, the seed's futex lock (wait and set-and-wait), C pthread_mutex (glibc, musl)";
     }
 
     @Override
@@ -72,7 +86,7 @@ public final class LockWorkload implements Workload {
                 }
             }
             cases.add(CPrograms.of(settings.home(), "futex_lock", "seed-000 lock, wait", "wait", Integer.toString(t)));
-            cases.add(CPrograms.of(settings.home(), "futex_lock", "pthread_mutex", "pthread", Integer.toString(t)));
+            cases.addAll(CPrograms.each(settings.home(), "futex_lock", "pthread_mutex", "pthread", Integer.toString(t)));
             groups.add(Group.of("lock/unlock stress", Measure.rate("lock/unlock stress", "Kiter/s"), t, cases));
         }
         return groups;

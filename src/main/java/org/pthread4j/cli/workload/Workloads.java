@@ -9,7 +9,7 @@ import java.util.Locale;
 /**
  * Every workload of {@code ./pthread4j bench}, in the order a full run measures them.
  *
- * <p>Adding a workload (a primitive's benchmark: cond, rwlock, sem, juc, ipc) is one class
+ * <p>Adding a workload (a primitive's benchmark, e.g. juc or ipc) is one class
  * implementing {@link Workload} and one line in {@link #all()}. Adding an implementation to the
  * lock stress (a new mutex kind) is one entry in {@link LockWorkload#IMPLS}.
  */
@@ -22,6 +22,9 @@ public final class Workloads {
         return List.of(
             new FutexWorkload(),
             new LockWorkload(),
+            new CondWorkload(),
+            new RwLockWorkload(),
+            new SemWorkload(),
             new BroadcastWorkload(),
             new JucWorkload(),
             new HashWorkload());

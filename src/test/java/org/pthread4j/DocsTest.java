@@ -1,0 +1,135 @@
+package org.pthread4j;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The chapters in {@code docs/} cite code and tests by name: every relative link must point at a
+ * file that exists, every {@code `Class.member`} link at a member declared in that file (so a
+ * renamed method or test breaks the build, not the reader), every {@code #anchor} at a heading,
+ * and the index must list every chapter.
+ */
+class DocsTest {
+    private static final Path DOCS = Path.of("docs");
+    private static final Pattern LINK = Pattern.compile("\\[([^\\]]*)\\]\\(([^)\\s]+)\\)");
+    private static final Pattern CODE_NAME = Pattern.compile("^`([A-Za-z_][\\w.]*)(?:\\([^`]*\\))?`$");
+
+    static List<Path> chapters() throws IOException {
+        try (Stream<Path> s = Files.list(DOCS)) {
+            return s.filter(p -> p.toString().endsWith(".md")).sorted().toList();
+        }
+    }
+
+    @Test
+    void everyLinkPointsAtAFileAMemberOrAHeadingThatExists() throws IOException {
+        final List<String> broken = new ArrayList<>();
+        int checked = 0;
+        for (final Path doc : chapters()) {
+            final String text = Files.readString(doc);
+            final Matcher m = LINK.matcher(text);
+            while (m.find()) {
+                final String label = m.group(1).trim();
+                final String target = m.group(2);
+                if (target.startsWith("http://") || target.startsWith("https://")) {
+                    continue;
+                }
+                checked++;
+                final int hash = target.indexOf('#');
+                final String file = hash < 0 ? target : target.substring(0, hash);
+                final String anchor = hash < 0 ? null : target.substring(hash + 1);
+                final Path p = file.isEmpty() ? doc : doc.getParent().resolve(file).normalize();
+                if (!Files.exists(p)) {
+                    broken.add(doc + ": " + target + " does not exist");
+                    continue;
+                }
+                if (anchor != null && p.toString().endsWith(".md") && !anchors(p).contains(anchor)) {
+                    broken.add(doc + ": no heading #" + anchor + " in " + p);
+                }
+                final Matcher name = CODE_NAME.matcher(label);
+                if (p.toString().endsWith(".java") && name.matches()) {
+                    final String problem = checkMember(p, name.group(1));
+                    if (problem != null) {
+                        broken.add(doc + ": [" + label + "] -> " + target + ": " + problem);
+                    }
+                }
+            }
+        }
+        assertTrue(checked > 100, "too few links checked: " + checked);
+        assertEquals(List.of(), broken);
+    }
+
+    /** @return null if {@code dotted} ({@code Class} or {@code Class.member}) is declared in {@code file} */
+    static String checkMember(final Path file, final String dotted) throws IOException {
+        final String source = Files.readString(file);
+        final String base = file.getFileName().toString().replace(".java", "");
+        final String[] parts = dotted.split("\\.");
+        final String member = parts[parts.length - 1];
+        if (parts.length == 1) {
+            return member.equals(base) || Pattern.compile("\\b(class|record|interface|enum)\\s+" + member + "\\b")
+                .matcher(source).find() ? null : "no type " + member;
+        }
+        if (!parts[0].equals(base)) {
+            return "the file is " + base + ".java, not " + parts[0];
+        }
+        // a declaration: modifiers and a type, then the name (a call has a '.' or '=' before it)
+        final Pattern method = Pattern.compile("(?m)^\\s*(?:@\\w+(?:\\([^)]*\\))?\\s+)*(?:[\\w<>\\[\\],?]+\\s+)+"
+            + Pattern.quote(member) + "\\s*\\(");
+        final Pattern type = Pattern.compile("\\b(class|record|interface|enum)\\s+" + Pattern.quote(member) + "\\b");
+        final Pattern constant = Pattern.compile("\\b" + Pattern.quote(member) + "\\s*=");
+        if (method.matcher(source).find() || type.matcher(source).find() || constant.matcher(source).find()) {
+            return null;
+        }
+        return "no member " + member + " declared";
+    }
+
+    /** @return the GitHub anchors of a Markdown file's headings */
+    static Set<String> anchors(final Path md) throws IOException {
+        final Set<String> out = new HashSet<>();
+        for (final String line : Files.readAllLines(md)) {
+            if (line.startsWith("#")) {
+                final String title = line.replaceFirst("^#+\\s*", "");
+                out.add(title.toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-'));
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void theIndexListsEveryChapter() throws IOException {
+        final String index = Files.readString(DOCS.resolve("README.md"));
+        final List<Path> chapters = chapters().stream()
+            .filter(p -> p.getFileName().toString().matches("\\d\\d-.*\\.md")).toList();
+        assertEquals(7, chapters.size(), chapters.toString());
+        for (final Path c : chapters) {
+            assertTrue(index.contains("](" + c.getFileName() + ")"), "docs/README.md does not link " + c.getFileName());
+        }
+        assertFalse(index.contains("TRACE_FIGURES"), "the trace figures were not filled in");
+    }
+
+    @Test
+    void theCheckerRefusesWhatDoesNotExist() throws IOException {
+        final Path mutex = Path.of("src/main/java/org/pthread4j/Mutex.java");
+        assertEquals(null, checkMember(mutex, "Mutex.lockSlow"));
+        assertEquals(null, checkMember(mutex, "Mutex"));
+        assertEquals("no member lockFast declared", checkMember(mutex, "Mutex.lockFast"));
+        assertEquals("no member getAndSet declared", checkMember(mutex, "Mutex.getAndSet"), "a call is not a declaration");
+        assertEquals(null, checkMember(Path.of("src/test/java/org/pthread4j/MutexTest.java"),
+            "MutexTest.blockedLockIsWokenByUnlock"));
+        assertTrue(anchors(DOCS.resolve("02-mutex.md")).contains("2-the-bit-that-a-new-owner-drops"));
+    }
+}

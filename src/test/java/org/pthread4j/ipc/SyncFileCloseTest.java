@@ -1,0 +1,83 @@
+package org.pthread4j.ipc;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.pthread4j.Cond;
+import org.pthread4j.Mutex;
+import org.pthread4j.MutexAttr;
+import org.pthread4j.Sem;
+
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * Closing a sync file while threads of this process sleep in its primitives: each is woken,
+ * re-reads its word, and gets {@link IllegalStateException}; nothing touches the unmapped memory.
+ */
+class SyncFileCloseTest {
+    @TempDir
+    Path dir;
+
+    /** Runs {@code body} in a thread and returns what it threw once it ends. */
+    private static Thread sleeper(final Runnable body, final AtomicReference<Throwable> outcome, final CountDownLatch started) {
+        return Thread.ofPlatform().start(() -> {
+            started.countDown();
+            try {
+                body.run();
+                outcome.set(new AssertionError("returned normally"));
+            } catch (final Throwable e) {
+                outcome.set(e);
+            }
+        });
+    }
+
+    /** Waits until a waiter count says the sleeper is in (or entering) its futex wait. */
+    private static void awaitWaiter(final java.util.function.IntSupplier waiters, final String what) throws InterruptedException {
+        final long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (waiters.getAsInt() == 0) {
+            assertTrue(System.nanoTime() < end, what + " never started waiting");
+            Thread.sleep(1);
+        }
+    }
+
+    @Test
+    void threadsAsleepInAMutexACondvarAndASemaphoreGetIllegalStateExceptionWhenTheFileIsClosed() throws Exception {
+        final SyncFile f = SyncFile.create(dir.resolve("close"), 8);
+        final Mutex held = f.mutex("held", MutexAttr.builder().type(MutexAttr.ERRORCHECK).pshared(true).build());
+        final Mutex m = f.mutex("m");
+        final Cond c = f.cond("c");
+        final Sem s = f.sem("s", 0);
+        assertEquals(0, held.lock());
+        final AtomicReference<Throwable> inLock = new AtomicReference<>();
+        final AtomicReference<Throwable> inWait = new AtomicReference<>();
+        final AtomicReference<Throwable> inSem = new AtomicReference<>();
+        final CountDownLatch started = new CountDownLatch(3);
+        final Thread a = sleeper(held::lock, inLock, started);
+        final Thread b = sleeper(() -> {
+            assertEquals(0, m.lock());
+            for (;;) {
+                c.wait(m);
+            }
+        }, inWait, started);
+        final Thread d = sleeper(s::await, inSem, started);
+        assertTrue(started.await(10, TimeUnit.SECONDS));
+        awaitWaiter(held::waiterCount, "the mutex sleeper");
+        awaitWaiter(c::waiterCount, "the condvar sleeper");
+        awaitWaiter(s::waiterCount, "the semaphore sleeper");
+        f.close();
+        for (final Thread t : new Thread[] {a, b, d}) {
+            t.join(TimeUnit.SECONDS.toMillis(30));
+            assertFalse(t.isAlive(), t + " is still asleep after close");
+        }
+        assertInstanceOf(IllegalStateException.class, inLock.get());
+        assertInstanceOf(IllegalStateException.class, inWait.get());
+        assertInstanceOf(IllegalStateException.class, inSem.get());
+        assertThrows(IllegalStateException.class, held::unlock);
+        assertThrows(IllegalStateException.class, s::post);
+        assertThrows(IllegalStateException.class, () -> f.mutex("m"));
+    }
+}
