@@ -39,7 +39,7 @@ import java.util.Set;
 /**
  * PNG charts of the rows, drawn with JFreeChart in headless mode: for a measure swept over
  * thread counts, its median against threads, one line per implementation with a min-max
- * error bar at each point; for every other measure, a bar per implementation (median) with a
+ * error bar at each point (the reference grey); for every other measure, a bar per implementation (median) with a
  * min-max whisker and its ratio to the reference. One file per workload and measure.
  */
 public final class Charts {
@@ -47,10 +47,10 @@ public final class Charts {
     private static final Color JAVA = new Color(0x1f, 0x77, 0xb4);
     private static final Color NATIVE = new Color(0xff, 0x7f, 0x0e);
     private static final int WIDTH = 1000;
-    /** A palette that reads on white (Tableau 10), one colour per line. */
+    /** A palette that reads on white (Tableau 10 less its grey, which marks the reference), one colour per line. */
     private static final Color[] PALETTE = {
         new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c), new Color(0xd62728), new Color(0x9467bd),
-        new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f), new Color(0xbcbd22), new Color(0x17becf)};
+        new Color(0x8c564b), new Color(0xe377c2), new Color(0xbcbd22), new Color(0x17becf)};
     /** Medians spanning more than this factor get a logarithmic value axis. */
     private static final double LOG_SPAN = 100;
 
@@ -129,10 +129,21 @@ public final class Charts {
         renderer.setDefaultShapesVisible(true);
         renderer.setDrawXError(false);
         renderer.setCapLength(6);
-        for (int i = 0; i < data.getSeriesCount(); i++) {
-            renderer.setSeriesStroke(i, new BasicStroke(2f));
-            renderer.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
-            renderer.setSeriesShape(i, new java.awt.geom.Ellipse2D.Double(-4, -4, 8, 8));
+        // The reference (the first series) is grey and thicker, as in the bar charts; the others
+        // take the palette in turn, dashed with square marks once it is used up, so no two
+        // lines look alike.
+        renderer.setSeriesStroke(0, new BasicStroke(3f));
+        renderer.setSeriesPaint(0, REFERENCE);
+        renderer.setSeriesShape(0, new java.awt.geom.Ellipse2D.Double(-4, -4, 8, 8));
+        for (int i = 1; i < data.getSeriesCount(); i++) {
+            final int k = i - 1;
+            final boolean second = k / PALETTE.length % 2 == 1;
+            renderer.setSeriesStroke(i, second
+                ? new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f)
+                : new BasicStroke(2f));
+            renderer.setSeriesPaint(i, PALETTE[k % PALETTE.length]);
+            renderer.setSeriesShape(i, second ? new java.awt.geom.Rectangle2D.Double(-4, -4, 8, 8)
+                : new java.awt.geom.Ellipse2D.Double(-4, -4, 8, 8));
         }
         renderer.setErrorPaint(null);
         plot.setRenderer(renderer);
