@@ -418,8 +418,8 @@ class PthreadReadWriteLockTest {
                 return got;
             }).awaitAsleep(fx.rw::getQueueLength, 2, fx.word());
             if (JucTestSupport.parks(f)) {
-                assertEquals(Thread.State.WAITING, reader.thread.getState());
-                assertEquals(Thread.State.TIMED_WAITING, writer.thread.getState());
+                JucTestSupport.assertShows(reader.thread, Thread.State.WAITING);
+                JucTestSupport.assertShows(writer.thread, Thread.State.TIMED_WAITING);
             }
             h.release();
             reader.assertResult(null);
