@@ -91,12 +91,18 @@ public final class PthreadLock implements Lock {
      * A lock in its own private memory with the given attributes, for example another backend:
      * {@code MutexAttr.builder().type(MutexAttr.RECURSIVE).futex(Futexes.linux()).build()}.
      *
+     * <p>The memory is freed when the lock is no longer reachable, except for a robust (or
+     * process-shared) lock: the kernel may write to such a lock when a thread that holds it
+     * exits, a moment after the Java thread ended, so its 64 bytes are never freed. Place locks
+     * that are made and dropped often in memory of your own ({@link #PthreadLock(Block, MutexAttr)}).
+     *
      * @param attr RECURSIVE or ERRORCHECK, robust or not; process-shared makes no sense in
      *             private memory but is allowed
      * @throws IllegalArgumentException for a NORMAL mutex (it records no owner)
      */
     public PthreadLock(final MutexAttr attr) {
-        this(PrivateBlocks.allocate(MutexLayout.SIZE, MutexLayout.ALIGNMENT), attr);
+        this(attr.robust() || attr.pshared() ? PrivateBlocks.permanent(MutexLayout.SIZE, MutexLayout.ALIGNMENT)
+            : PrivateBlocks.allocate(MutexLayout.SIZE, MutexLayout.ALIGNMENT), attr);
     }
 
     /**

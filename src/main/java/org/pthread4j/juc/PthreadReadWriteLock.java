@@ -32,7 +32,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * It records no owners, so reentrancy is kept in Java, per lock object, the way
  * {@code ReentrantReadWriteLock} keeps it:
  * <ul>
- * <li>Each thread's read holds are a counter in a {@link ThreadLocal}. Only a thread's
+ * <li>Each thread's read holds are a counter in a {@link ThreadLocal} (the last thread's counter
+ *     is also cached in a field, as {@code ReentrantReadWriteLock} caches it). Only a thread's
  *     <em>first</em> read hold takes a read lock on the word ({@code pthread_rwlock_rdlock});
  *     further holds only count, and the last release unlocks the word. The word therefore
  *     counts reading threads, a reentrant read never waits (not even behind a waiting
@@ -78,14 +79,27 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
     private final WriteLock writeLock = new WriteLock(this);
     /** Read holds of each thread; the entry stays while the thread lives (reused by later reads). */
     private final ThreadLocal<Holds> readHolds = new ThreadLocal<>();
+    /**
+     * The last thread's holds, saving the {@link ThreadLocal} lookup when one thread locks again
+     * ({@code ReentrantReadWriteLock}'s {@code cachedHoldCounter}). A racy cache: a thread uses it
+     * only when it is its own.
+     */
+    private Holds cached;
     /** The writing thread, or null; written only by the writer while it holds the word. */
     private Thread writer;
     /** The writer's holds; touched only by the writer. */
     private int writeHolds;
+    /** Whether the writer took read holds inside its write lock (then its release may downgrade). */
+    private boolean writerReads;
 
-    /** One thread's read holds. */
+    /** One thread's read holds, touched only by that thread. */
     private static final class Holds {
+        final Thread thread;
         int count;
+
+        Holds(final Thread thread) {
+            this.thread = thread;
+        }
     }
 
     /**
@@ -189,7 +203,7 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
 
     /** @return the current thread's read holds */
     public int getReadHoldCount() {
-        final Holds h = readHolds.get();
+        final Holds h = existingHolds();
         return h == null ? 0 : h.count;
     }
 
@@ -246,18 +260,37 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
     // ---------------------------------------------------------------------------------------
     // The two locks' bodies
 
+    /** @return the current thread's holds, made on its first read */
     private Holds holds() {
-        Holds h = readHolds.get();
-        if (h == null) {
-            h = new Holds();
-            readHolds.set(h);
+        final Thread t = Thread.currentThread();
+        Holds h = cached;
+        if (h == null || h.thread != t) {
+            h = readHolds.get();
+            if (h == null) {
+                h = new Holds(t);
+                readHolds.set(h);
+            }
+            cached = h;
+        }
+        return h;
+    }
+
+    /** @return the current thread's holds, or null if it never read */
+    private Holds existingHolds() {
+        final Thread t = Thread.currentThread();
+        Holds h = cached;
+        if (h == null || h.thread != t) {
+            h = readHolds.get();
+            if (h != null) {
+                cached = h;
+            }
         }
         return h;
     }
 
     /** @return whether the current thread holds read locks (then it may not wait for the write lock) */
     private boolean holdsRead() {
-        final Holds h = readHolds.get();
+        final Holds h = existingHolds();
         return h != null && h.count > 0;
     }
 
@@ -272,7 +305,9 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
         }
         if (--writeHolds == 0) {
             writer = null;
-            final int r = holdsRead() ? rw.downgrade() : rw.unlock();
+            final boolean downgrade = writerReads && holdsRead();
+            writerReads = false;
+            final int r = downgrade ? rw.downgrade() : rw.unlock();
             if (r != 0) {
                 throw new IllegalStateException("unexpected result " + Errno.name(r) + " from " + rw);
             }
@@ -280,7 +315,7 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
     }
 
     private void releaseRead() {
-        final Holds h = readHolds.get();
+        final Holds h = existingHolds();
         if (h == null || h.count == 0) {
             throw new IllegalMonitorStateException("attempt to unlock read lock, not locked by current thread");
         }
@@ -294,11 +329,16 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
 
     /** @return true when the read lock was taken by counting only (the thread holds it already, or writes) */
     private boolean reenterRead(final Holds h) {
-        if (h.count > 0 || writer == Thread.currentThread()) {
+        if (h.count > 0) {
             if (h.count == MAX_HOLDS) {
                 throw new Error("Maximum lock count exceeded");
             }
             h.count++;
+            return true;
+        }
+        if (writer == h.thread) {
+            writerReads = true;
+            h.count = 1;
             return true;
         }
         return false;
@@ -496,6 +536,11 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
         @Override
         public void lock() {
             if (!lock.reenterWrite()) {
+                // a thread holding read locks keeps the word from 0, so a free word needs no check
+                if (lock.rw.trywrlock() == 0) {
+                    lock.wrote(Thread.currentThread());
+                    return;
+                }
                 lock.refuseUpgrade();
                 final int r = lock.rw.wrlock();
                 if (r != 0) {
@@ -517,6 +562,10 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
                 throw new InterruptedException();
             }
             if (!lock.reenterWrite()) {
+                if (lock.rw.trywrlock() == 0) {
+                    lock.wrote(Thread.currentThread());
+                    return;
+                }
                 lock.refuseUpgrade();
                 final int r = lock.rw.timedwrlock(Timespec.CLOCK_MONOTONIC, null, true);
                 interrupted(r);
@@ -538,8 +587,8 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
             if (lock.reenterWrite()) {
                 return true;
             }
-            if (lock.holdsRead() || lock.rw.trywrlock() != 0) {
-                return false;
+            if (lock.rw.trywrlock() != 0) {
+                return false; // also when this thread holds read locks
             }
             lock.wrote(Thread.currentThread());
             return true;
@@ -564,10 +613,10 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
             if (lock.reenterWrite()) {
                 return true;
             }
-            if (lock.holdsRead()) {
+            int r = lock.rw.trywrlock();
+            if (r == Errno.EBUSY && lock.holdsRead()) {
                 return false;
             }
-            int r = lock.rw.trywrlock();
             if (r == Errno.EBUSY && nanos > 0) {
                 r = lock.rw.timedwrlock(Timespec.CLOCK_MONOTONIC, deadline(nanos), true);
                 interrupted(r);
@@ -652,22 +701,25 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
             return lock.isWriteLockedByCurrentThread();
         }
 
+        /** @return the write holds, negated when the writer also holds read locks inside them */
         @Override
         int release() {
             mutex.lock();
-            final int holds = lock.writeHolds;
+            final int holds = lock.writerReads ? -lock.writeHolds : lock.writeHolds;
             lock.writer = null;
             lock.writeHolds = 0;
+            lock.writerReads = false;
             lock.rw.unlock();
             return holds;
         }
 
         @Override
-        void reacquire(final int holds, final int r) {
+        void reacquire(final int saved, final int r) {
             mutex.unlock();
             lock.rw.wrlock();
             lock.writer = Thread.currentThread();
-            lock.writeHolds = holds;
+            lock.writeHolds = Math.abs(saved);
+            lock.writerReads = saved < 0;
         }
 
         @Override

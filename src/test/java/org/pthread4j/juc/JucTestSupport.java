@@ -42,6 +42,18 @@ final class JucTestSupport {
     }
 
     /**
+     * Asserts that a blocked thread shows {@code state} (polled within the liveness bound: a
+     * parked thread may run for a moment after a spurious return from {@code park}).
+     */
+    static void assertShows(final Thread thread, final Thread.State state) {
+        final long end = System.nanoTime() + LIVENESS.toNanos();
+        while (thread.getState() != state && System.nanoTime() < end) {
+            Thread.onSpinWait();
+        }
+        assertEquals(state, thread.getState(), thread.getName());
+    }
+
+    /**
      * A call running on its own platform thread: its result or exception, when it ended, and
      * whether its interrupt status was set when it ended.
      */

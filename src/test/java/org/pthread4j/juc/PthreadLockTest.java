@@ -331,12 +331,9 @@ class PthreadLockTest {
                 return got;
             }).awaitAsleep(fx.lock::getQueueLength, 2, fx.word());
             if (JucTestSupport.parks(f)) {
-                assertEquals(Thread.State.WAITING, untimed.thread.getState());
-                assertEquals(Thread.State.TIMED_WAITING, timed.thread.getState());
-            } else {
-                // the kernel backends wait in a native call
-                assertEquals(Thread.State.RUNNABLE, untimed.thread.getState());
-            }
+                JucTestSupport.assertShows(untimed.thread, Thread.State.WAITING);
+                JucTestSupport.assertShows(timed.thread, Thread.State.TIMED_WAITING);
+            } // the kernel backends wait in a native call, which shows as RUNNABLE
             h.release();
             untimed.assertResult(null);
             timed.assertResult(true);

@@ -418,8 +418,8 @@ class PthreadReadWriteLockTest {
                 return got;
             }).awaitAsleep(fx.rw::getQueueLength, 2, fx.word());
             if (JucTestSupport.parks(f)) {
-                assertEquals(Thread.State.WAITING, reader.thread.getState());
-                assertEquals(Thread.State.TIMED_WAITING, writer.thread.getState());
+                JucTestSupport.assertShows(reader.thread, Thread.State.WAITING);
+                JucTestSupport.assertShows(writer.thread, Thread.State.TIMED_WAITING);
             }
             h.release();
             reader.assertResult(null);
@@ -469,6 +469,44 @@ class PthreadReadWriteLockTest {
             fx.write.unlock();
             waiter.assertResult(2);
             assertFalse(fx.rw.isWriteLocked());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.pthread4j.testing.Backends#privateBackends")
+    void readHoldsInsideTheWriteLockSurviveAConditionWaitAndStillDowngrade(final Futex f) throws Exception {
+        try (Fixture fx = new Fixture(f)) {
+            final Condition c = fx.write.newCondition();
+            final int[] flag = new int[1];
+            final JucTestSupport.Call<List<Integer>> waiter = JucTestSupport.Call.start("waiter", () -> {
+                fx.write.lock();
+                fx.read.lock();
+                while (flag[0] == 0) {
+                    c.await();
+                }
+                final int holdsBack = fx.rw.getWriteHoldCount() * 10 + fx.rw.getReadHoldCount();
+                fx.write.unlock(); // downgrades: the read hold taken inside the write lock is still held
+                final int readers = fx.rw.getReadLockCount();
+                final int writeLocked = fx.rw.isWriteLocked() ? 1 : 0;
+                fx.read.unlock();
+                return List.of(holdsBack, readers, writeLocked);
+            }).awaitAsleep(() -> {
+                if (!fx.write.tryLock()) {
+                    return 0;
+                }
+                fx.write.unlock();
+                return 1;
+            }, 1, 0);
+            // another writer takes reads inside its write lock and releases them, while the waiter waits
+            fx.write.lock();
+            fx.read.lock();
+            fx.read.unlock();
+            flag[0] = 1;
+            c.signal();
+            fx.write.unlock();
+            waiter.assertResult(List.of(11, 1, 0));
+            assertFalse(fx.rw.isWriteLocked());
+            assertEquals(0, fx.rw.getReadLockCount());
         }
     }
 

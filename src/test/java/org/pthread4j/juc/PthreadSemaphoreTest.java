@@ -260,8 +260,8 @@ class PthreadSemaphoreTest {
             final JucTestSupport.Call<Boolean> b = fx.blocked("timed", 2, () ->
                 fx.sem.tryAcquire(LIVENESS.toMillis(), TimeUnit.MILLISECONDS));
             if (JucTestSupport.parks(f)) {
-                assertEquals(Thread.State.WAITING, a.thread.getState());
-                assertEquals(Thread.State.TIMED_WAITING, b.thread.getState());
+                JucTestSupport.assertShows(a.thread, Thread.State.WAITING);
+                JucTestSupport.assertShows(b.thread, Thread.State.TIMED_WAITING);
             }
             fx.sem.release(2);
             a.assertResult(null);

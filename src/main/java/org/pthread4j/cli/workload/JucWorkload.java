@@ -49,6 +49,9 @@ import java.util.function.IntSupplier;
  *     operations and otherwise a read of the pair, under the write or read lock; Kops/s.
  *     {@code PthreadReadWriteLock} vs {@code ReentrantReadWriteLock}.</li>
  * </ul>
+ * Each group ends with the bare primitive on the parking backend ("no adapter": {@code Mutex},
+ * {@code Mutex} + {@code Cond}, {@code RwLock} called directly, with no hold counts or owner
+ * bookkeeping), so the table separates what the adapter costs from what the primitive costs.
  */
 public final class JucWorkload implements Workload {
     /** What closing a fixture of the adapters or the JDK does: nothing (their memory is freed by the GC). */
