@@ -32,4 +32,5 @@ pthread4j_find_jdk() {
 }
 
 # JVM flags every run of the library needs: FFM downcalls, and Agrona's Unsafe.
-PTHREAD4J_JVM_FLAGS="--enable-native-access=ALL-UNNAMED --add-exports java.base/jdk.internal.misc=ALL-UNNAMED"
+# Extra flags the caller set in PTHREAD4J_JVM_FLAGS (say -Dpthread4j.futex=linux) are kept after these.
+PTHREAD4J_JVM_FLAGS="--enable-native-access=ALL-UNNAMED --add-exports java.base/jdk.internal.misc=ALL-UNNAMED${PTHREAD4J_JVM_FLAGS:+ $PTHREAD4J_JVM_FLAGS}"
