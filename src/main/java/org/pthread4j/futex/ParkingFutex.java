@@ -213,7 +213,8 @@ public final class ParkingFutex implements Futex {
                 break;
             }
             if (deadline != null) {
-                final long remaining = end - Timespec.nowNanos(clock);
+                final long now = Timespec.nowNanos(clock);
+                final long remaining = now >= end ? 0 : end - now; // compared first: no overflow for a deadline far in the past
                 if (remaining <= 0) {
                     result = cancel(w) ? Errno.ETIMEDOUT : 0;
                     break;

@@ -430,13 +430,16 @@ public final class SyncFile implements AutoCloseable {
                 + (type == SlotType.RAW ? " (at least " + SlotType.MIN_RAW_SIZE + ")" : " (it is " + type.size() + ")"));
         }
         checkOpen();
+        // The count first, then the lookup: every entry below the count is already in the name
+        // map, and the scan below starts at the count, so an entry another thread of this
+        // process accepts in between is found by one or the other, never skipped.
+        int i = dir.readyCount();
         final SlotInfo known = dir.byName(name);
         if (known != null) {
             return blockOf(known, type, size);
         }
         final int cap = dir.header().capacity();
         final long start = System.nanoTime();
-        int i = dir.readyCount();
         while (i < cap) {
             final long at = entryOffset(i) + ENTRY_STATE_OFFSET;
             final long sw = (long) Block.LONG.getVolatile(seg, at);

@@ -96,6 +96,8 @@ class FutexTest {
     void aPassedDeadlineTimesOutWithoutSleeping(final Futex futex) {
         final Timespec past = Timespec.after(Timespec.CLOCK_REALTIME, -1, TimeUnit.SECONDS);
         assertEquals(Errno.ETIMEDOUT, futex.timedWait(seg, 0, 0, true, Timespec.CLOCK_REALTIME, past, false));
+        final Timespec longAgo = new Timespec(Long.MIN_VALUE / 2, 0); // nanos saturate at Long.MIN_VALUE
+        assertEquals(Errno.ETIMEDOUT, futex.timedWait(seg, 0, 0, true, Timespec.CLOCK_MONOTONIC, longAgo, true));
     }
 
     @ParameterizedTest
