@@ -134,6 +134,32 @@ public class FutexWakeupTest {
     }
 
     @JCStressTest(Mode.Termination)
+    @Description("Kernel backend, requeue: the waiter is moved to a second word, and a wake there reaches it.")
+    @Outcome(id = "TERMINATED", expect = ACCEPTABLE, desc = "woken")
+    @Outcome(id = "STALE", expect = FORBIDDEN, desc = "lost wakeup through requeue")
+    @State
+    public static class LinuxRequeue extends Base {
+        final MemorySegment target = freshWord();
+
+        public LinuxRequeue() {
+            super(Futexes.linux());
+        }
+
+        @Actor
+        public void waiter() {
+            await();
+        }
+
+        @Signal
+        public void waker() {
+            Block.INT.setVolatile(word, 0L, 1);
+            futex.requeue(word, 0, 0, 1, target, 0, true);
+            futex.wake(target, 0, 1, true);
+            futex.wake(word, 0, 1, true);
+        }
+    }
+
+    @JCStressTest(Mode.Termination)
     @Description("Parking backend, set-and-wait: the waiter sets 1 -> 2 and sleeps; the waker's swap to 0 wakes it.")
     @Outcome(id = "TERMINATED", expect = ACCEPTABLE, desc = "woken")
     @Outcome(id = "STALE", expect = FORBIDDEN, desc = "lost wakeup in set-and-wait")
