@@ -35,7 +35,9 @@ public final class FutexTrace {
      * @param nanos    {@link System#nanoTime()} when the operation returned
      * @param thread   the calling thread's name
      * @param backend  the backend's name
-     * @param op       {@code wait}, {@code wake}, {@code requeue}, {@code cmp_requeue}, {@code set_wait}, {@code swap}
+     * @param op       {@code wait}, {@code wake}, {@code requeue}, {@code cmp_requeue}, and on the parking
+     *                 backend {@code set_wait} and {@code swap} (the kernel backend composes those two
+     *                 from a CAS, a wake and a wait, and records the wait and the wake)
      * @param address  the word's address
      * @param priv     the private flag the caller asked for
      * @param value    the expected value (waits) or the count (wakes)

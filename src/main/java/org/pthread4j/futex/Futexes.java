@@ -17,8 +17,9 @@ import java.util.Locale;
  * on the project's 2-core machine (medians, one run, both backends side by side): a wake with
  * no waiter costs 14 ns on the parking backend against 1,800 ns for the syscall; a two-thread
  * wake+wait round trip costs 9.2 us against 8.7 us (LockSupport alone: 8.5 us), since a
- * cross-CPU wakeup dominates both; back-to-back wait/wake pairs on many words ran at 60-107k
- * pairs/s parked against about 200k/s in the kernel. The primitives' uncontended paths make
+ * cross-CPU wakeup dominates both; back-to-back wait/wake pairs on many words (the
+ * {@code hash} workload) ran at 60-107k pairs/s parked against about 200k/s in the kernel in
+ * one run, and at 152-197k against 186-232k in another. The primitives' uncontended paths make
  * no futex call on either backend.
  *
  * <p>Setting {@value #PROPERTY} to {@code linux-noprivate} runs every private primitive on the

@@ -27,13 +27,13 @@ import java.util.concurrent.locks.LockSupport;
  * <li>the bucket count is set per instance (seed 001's private hash size).</li>
  * </ul>
  *
- * <p>Memory effects: every path runs through the bucket monitor and volatile reads of the word,
- * so a waker's writes before {@code wake} happen-before the woken waiter's return.
- *
- * <p>See {@code docs/01-futex.md}: the words, the states, the races and the tests that prove them.
+ * <p>Memory effects: none are promised beyond the kernel's. As with {@code futex(2)}, callers
+ * publish through their own volatile words and re-check them after every wait (every
+ * primitive here does, and its jcstress tests prove its ordering); a wait that returns 0 says
+ * only "look again".
  */
 public final class ParkingFutex implements Futex {
-    /** Default bucket count: twice the kernel's minimum per-process hash of 16, rounded. */
+    /** Default bucket count: 256, sixteen times the kernel's default per-process hash of 16 slots. */
     public static final int DEFAULT_BUCKETS = 256;
     /** Longest single park when the deadline is on CLOCK_REALTIME, so a clock step is noticed. */
     static final long REALTIME_SLICE_NANOS = 50_000_000L;
