@@ -13,9 +13,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -39,20 +37,12 @@ class LinuxFutexTest {
         final LinuxFutex futex = new LinuxFutex(true, "refusing");
         assertFalse(futex.privateFlagRejected());
         try (Memory m = Memory.allocate(64)) {
-            final AtomicInteger tid = new AtomicInteger();
-            final CompletableFuture<Integer> r = new CompletableFuture<>();
-            final Thread t = Thread.ofPlatform().start(() -> {
-                tid.set(ThreadIds.current());
-                r.complete(futex.wait(m.segment(), 0, 0, true));
-            });
-            while (tid.get() == 0) {
-                Thread.onSpinWait();
-            }
-            Sleepers.awaitAsleep(t, tid.get(), m.segment().address(), LIVENESS);
+            final FutexTest.Sleeper s = new FutexTest.Sleeper(() -> futex.wait(m.segment(), 0, 0, true))
+                .awaitAsleep(m.segment().address());
             assertTrue(futex.privateFlagRejected());
             Block.INT.setVolatile(m.segment(), 0L, 1);
             assertEquals(1, futex.wake(m.segment(), 0, 1, true), "the fallback wake must meet the fallback wait");
-            assertEquals(0, r.get(60, TimeUnit.SECONDS));
+            assertEquals(0, s.get());
             assertTrue(futex.fallbackCount() >= 2);
         }
     }
@@ -64,24 +54,16 @@ class LinuxFutexTest {
             assertTrue(a.segment().address() != b.segment().address());
             final LinuxFutex futex = Futexes.linux();
             for (final boolean priv : new boolean[] {false, true}) {
-                final AtomicInteger tid = new AtomicInteger();
-                final CompletableFuture<Integer> r = new CompletableFuture<>();
-                final Thread t = Thread.ofPlatform().start(() -> {
-                    tid.set(ThreadIds.current());
-                    r.complete(futex.timedWait(a.segment(), 0, 0, priv, Timespec.CLOCK_MONOTONIC,
-                        Timespec.after(Timespec.CLOCK_MONOTONIC, 60, TimeUnit.SECONDS), false));
-                });
-                while (tid.get() == 0) {
-                    Thread.onSpinWait();
-                }
-                Sleepers.awaitAsleep(t, tid.get(), a.segment().address(), LIVENESS);
+                final FutexTest.Sleeper s = new FutexTest.Sleeper(() -> futex.timedWait(a.segment(), 0, 0, priv,
+                    Timespec.CLOCK_MONOTONIC, Timespec.after(Timespec.CLOCK_MONOTONIC, 60, TimeUnit.SECONDS), false))
+                    .awaitAsleep(a.segment().address());
                 if (priv) {
                     assertEquals(0, futex.wake(b.segment(), 0, 1, true), "private futexes are keyed by address");
                     assertEquals(1, futex.wake(a.segment(), 0, 1, true));
                 } else {
                     assertEquals(1, futex.wake(b.segment(), 0, 1, false), "shared futexes are keyed by the file");
                 }
-                assertEquals(0, r.get(60, TimeUnit.SECONDS));
+                assertEquals(0, s.get());
             }
         }
     }
@@ -91,23 +73,16 @@ class LinuxFutexTest {
         final Path file = sharedFile();
         try (Memory m = Memory.map(file); ChildJvm child = ChildJvm.start(FutexChild.class, file.toString())) {
             child.expect("mapped", LIVENESS);
-            final AtomicInteger tid = new AtomicInteger();
-            final CompletableFuture<Integer> r = new CompletableFuture<>();
-            final Thread t = Thread.ofPlatform().start(() -> {
-                tid.set(ThreadIds.current());
+            final FutexTest.Sleeper s = new FutexTest.Sleeper(() -> {
                 int result = 0;
                 while ((int) Block.INT.getVolatile(m.segment(), 0L) == 0 && result == 0) {
                     result = Futexes.linux().wait(m.segment(), 0, 0, false) == Errno.EINVAL ? -1 : 0;
                 }
-                r.complete((int) Block.INT.getVolatile(m.segment(), 0L));
-            });
-            while (tid.get() == 0) {
-                Thread.onSpinWait();
-            }
-            Sleepers.awaitAsleep(t, tid.get(), m.segment().address(), LIVENESS);
+                return (int) Block.INT.getVolatile(m.segment(), 0L);
+            }).awaitAsleep(m.segment().address());
             child.send("wake");
             assertEquals("woke 1", child.expectLine(LIVENESS));
-            assertEquals(42, r.get(60, TimeUnit.SECONDS));
+            assertEquals(42, s.get());
 
             // and the other way round: the child sleeps, this JVM wakes it
             child.send("sleep");
