@@ -508,12 +508,17 @@ public final class Mutex {
         self.pending(seg.address() + MutexLayout.NEXT);
         final boolean found = self.unlink(seg);
         final int cont = (int) INT.getAndSet(seg, LOCK, next);
+        if (waiters != 0 || cont < 0) {
+            futex.wake(seg, LOCK, next == MutexLayout.UNRECOVERABLE ? -1 : 1, priv);
+        }
+        // Unlike musl, list_op_pending is cleared only after the wake: a thread killed between
+        // the releasing swap and the wake then still names this mutex, and the kernel's exit
+        // walk, finding the word 0, issues the wake the dead thread owed (Linux's
+        // handle_futex_death pending-op case). Clearing it first left a sleeper asleep for
+        // ever in that window. The pending slot is our own memory, not the mutex's.
         self.pending(0);
         if (!found) {
             self.purge();
-        }
-        if (waiters != 0 || cont < 0) {
-            futex.wake(seg, LOCK, next == MutexLayout.UNRECOVERABLE ? -1 : 1, priv);
         }
         return 0;
     }
