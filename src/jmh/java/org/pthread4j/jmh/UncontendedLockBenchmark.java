@@ -98,6 +98,25 @@ public class UncontendedLockBenchmark {
         return atomic.getAndSet(0);
     }
 
+    /** @return 0: CAS lock, then a volatile store to unlock (what ReentrantLock's release does) */
+    @Benchmark
+    public int atomicIntegerStore() {
+        if (atomic.compareAndExchange(0, 1) != 0) {
+            throw new IllegalStateException();
+        }
+        atomic.set(0);
+        return 0;
+    }
+
+    /** @return the unlock's witness (1): CAS lock, CAS unlock */
+    @Benchmark
+    public int atomicIntegerCasUnlock() {
+        if (atomic.compareAndExchange(0, 1) != 0) {
+            throw new IllegalStateException();
+        }
+        return atomic.compareAndExchange(1, 0);
+    }
+
     /** For scale: j.u.c's uncontended lock and unlock. */
     @Benchmark
     public void reentrantLock() {

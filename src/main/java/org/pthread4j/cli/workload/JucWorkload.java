@@ -243,15 +243,8 @@ public final class JucWorkload implements Workload {
     }
 
     private static Fixture lockStress(final Lock lock, final int threads, final AutoCloseable close) {
-        return Fixture.of(budget -> Stress.opsPerSecond(threads, budget, (i, stop) -> {
-            long n = 0;
-            while (!stop.stopped()) {
-                lock.lock();
-                lock.unlock();
-                n++;
-            }
-            return n;
-        }) / 1000.0, close);
+        final Stress.Body loop = Isolated.copy(JucLockLoop.class, lock);
+        return Fixture.of(budget -> Stress.opsPerSecond(threads, budget, loop) / 1000.0, close);
     }
 
     /**
@@ -289,37 +282,7 @@ public final class JucWorkload implements Workload {
 
     /** T threads; one operation in {@link #WRITE_EVERY} writes a pair, the others read it. */
     private static Fixture readMostly(final ReadWriteLock rw, final int threads, final AutoCloseable close) {
-        final long[] pair = new long[2];
-        final Lock read = rw.readLock();
-        final Lock write = rw.writeLock();
-        return Fixture.of(budget -> Stress.opsPerSecond(threads, budget, (index, stop) -> {
-            long n = 0;
-            long seen = 0;
-            int k = index;
-            while (!stop.stopped()) {
-                if (++k == WRITE_EVERY) {
-                    k = 0;
-                    write.lock();
-                    try {
-                        pair[0]++;
-                        pair[1]++;
-                    } finally {
-                        write.unlock();
-                    }
-                } else {
-                    read.lock();
-                    try {
-                        if (pair[0] != pair[1]) {
-                            throw new IllegalStateException("a reader saw half a write");
-                        }
-                        seen += pair[0];
-                    } finally {
-                        read.unlock();
-                    }
-                }
-                n++;
-            }
-            return seen == -1 ? 0 : n;
-        }) / 1000.0, close);
+        final Stress.Body loop = Isolated.copy(ReadMostlyLoop.class, rw, new long[2], WRITE_EVERY);
+        return Fixture.of(budget -> Stress.opsPerSecond(threads, budget, loop) / 1000.0, close);
     }
 }

@@ -93,14 +93,8 @@ public final class LockWorkload implements Workload {
     }
 
     private static Fixture stress(final StressLock lock, final int threads) {
-        return Fixture.of(budget -> Stress.opsPerSecond(threads, budget, (i, stop) -> {
-            long n = 0;
-            while (!stop.stopped()) {
-                lock.lockUnlock();
-                n++;
-            }
-            return n;
-        }) / 1000.0, lock);
+        final Stress.Body loop = Isolated.copy(LockLoop.class, lock);
+        return Fixture.of(budget -> Stress.opsPerSecond(threads, budget, loop) / 1000.0, lock);
     }
 
     private static StressLock reentrantLock() {
