@@ -361,8 +361,11 @@ public final class Cond {
             }
         }
 
-        // Errors relocking the mutex override: the caller must learn the mutex's state.
-        final int r = mutex.lock();
+        // Errors relocking the mutex override: the caller must learn the mutex's state. A
+        // signaled waiter may have slept on the mutex's word (requeued) and taken the wake
+        // that carried bit 31: it relocks through the sleeping path, which records the bit
+        // again while others sleep.
+        final int r = oldstate == WAITING ? mutex.lock() : mutex.lockWoken();
         if (r != 0) {
             e = r;
         }
@@ -549,7 +552,7 @@ public final class Cond {
                     final MemorySegment ms = mb.segment();
                     if (futex.requeue(first.words, NODE_BARRIER, 0, 1, ms, MutexLayout.LOCK, true) < 0) {
                         futex.wake(first.words, NODE_BARRIER, 1, true);
-                    } else if (unlockedSince(ms)) {
+                    } else if (bitClear(ms)) {
                         futex.wake(ms, MutexLayout.LOCK, 1, true);
                     }
                 }
@@ -579,12 +582,16 @@ public final class Cond {
     }
 
     /**
-     * Whether a mutex whose word had bit 31 set became unlocked meanwhile. The waiter may have run,
-     * returned and had its mutex freed by now; the word is then unreadable and nobody needs a wake.
+     * Whether a mutex whose word had bit 31 set lost it meanwhile: an unlock slipped in between
+     * setting the bit and the requeue (its wake found nobody on the mutex yet), and the word is
+     * now 0 or held by a locker that took it without the bit, whose unlock would not wake the
+     * requeued waiter. The caller then wakes one sleeper of the mutex (at worst a spurious
+     * wakeup). Read only: the waiter may have run, returned and had its mutex freed by now; the
+     * word is then unreadable and nobody needs a wake.
      */
-    private static boolean unlockedSince(final MemorySegment mutexSegment) {
+    private static boolean bitClear(final MemorySegment mutexSegment) {
         try {
-            return (int) Block.INT.getVolatile(mutexSegment, (long) MutexLayout.LOCK) == 0;
+            return (int) Block.INT.getVolatile(mutexSegment, (long) MutexLayout.LOCK) >= 0;
         } catch (final IllegalStateException closed) {
             return false;
         }

@@ -149,6 +149,16 @@ public final class Mutex {
      */
     public static final int SPINS = Integer.getInteger("pthread4j.mutex.spins", 100);
 
+    /**
+     * The property that gives process-private mutexes musl's exact wake rule (an unlock wakes
+     * when {@code _m_waiters} is nonzero or bit 31 was set) instead of the bit rule; see
+     * "Differences from musl" in the class overview.
+     */
+    public static final String COUNT_WAKES_PROPERTY = "pthread4j.mutex.countWakes";
+
+    /** {@value #COUNT_WAKES_PROPERTY}: whether private mutexes wake as musl does. */
+    static final boolean COUNT_WAKES = Boolean.getBoolean(COUNT_WAKES_PROPERTY);
+
     private static final VarHandle INT = Block.INT;
     private static final long TYPE = MutexLayout.TYPE;
     private static final long LOCK = MutexLayout.LOCK;
@@ -186,6 +196,12 @@ public final class Mutex {
     /** On the owner's kernel robust list while held: robust, or owner-tracked and process-shared. */
     private final boolean linked;
     private final boolean priv;
+    /**
+     * musl's wake rule: unlock wakes when {@code _m_waiters} is nonzero or bit 31 was set.
+     * Process-shared and robust mutexes always use it (a musl process may share the word);
+     * process-private ones use the bit rule unless {@link #COUNT_WAKES}.
+     */
+    private final boolean countWakes;
     private final Futex futex;
     private final MutexAttr attr;
     /** The first thread that needed its identity here (a plain field: a racy read is harmless). */
@@ -216,6 +232,7 @@ public final class Mutex {
         final boolean shared = robust || (type & MutexLayout.PSHARED) != 0;
         this.linked = robust || (tracked && (type & MutexLayout.PSHARED) != 0);
         this.priv = !shared;
+        this.countWakes = shared || COUNT_WAKES;
         if (shared) {
             if (requested != null && !requested.supportsShared()) {
                 throw new IllegalArgumentException("backend " + requested.name()
@@ -333,7 +350,7 @@ public final class Mutex {
             return (int) INT.compareAndExchange(seg, LOCK, 0, EBUSY) & EBUSY;
         }
         final Self self = self();
-        return trylockOwner(self.tid, linked ? self.robust() : null);
+        return trylockOwner(self.tid, linked ? self.robust() : null, 0);
     }
 
     /**
@@ -399,21 +416,48 @@ public final class Mutex {
             final int e = futex.timedWait(seg, LOCK, t, priv, clock, abs, interruptible);
             INT.getAndAdd(seg, WAITERS, -1);
             if (e == Errno.ETIMEDOUT || e == Errno.EINVAL || (e == Errno.EINTR && interruptible)) {
+                // Bit rule: this thread may have taken the wake meant to carry bit 31 to the
+                // others; leaving without the lock, it passes that wake on.
+                if (!countWakes && (int) INT.getVolatile(seg, WAITERS) != 0) {
+                    futex.wake(seg, LOCK, 1, priv);
+                }
                 return e;
             }
         }
         return r;
     }
 
-    private int trylock(final int tid, final RobustList self) {
-        if (!tracked) {
-            return (int) INT.compareAndExchange(seg, LOCK, 0, EBUSY) & EBUSY;
-        }
-        return trylockOwner(tid, self);
+    /**
+     * Locks a mutex after sleeping on its word elsewhere: for a condvar waiter that was requeued
+     * onto the mutex and woken by an unlock. Skips the fast path, so the acquisition records bit
+     * 31 while others sleep (the bit rule; see the class overview).
+     *
+     * @return as {@link #lock()}
+     */
+    int lockWoken() {
+        return lockSlow(Timespec.CLOCK_REALTIME, null, false);
     }
 
-    /** musl's {@code __pthread_mutex_trylock_owner}, without the priority-inheritance parts. */
-    private int trylockOwner(final int tid, final RobustList self) {
+    /**
+     * The lock step of the sleeping loop: musl's trylock, except that under the bit rule an
+     * acquisition made while {@code _m_waiters} is nonzero records bit 31, so that its unlock
+     * wakes the next sleeper.
+     */
+    private int trylock(final int tid, final RobustList self) {
+        final int mark = !countWakes && (int) INT.getVolatile(seg, WAITERS) != 0 ? WAITERS_BIT : 0;
+        if (!tracked) {
+            return (int) INT.compareAndExchange(seg, LOCK, 0, EBUSY | mark) & EBUSY;
+        }
+        return trylockOwner(tid, self, mark);
+    }
+
+    /**
+     * musl's {@code __pthread_mutex_trylock_owner}, without the priority-inheritance parts.
+     *
+     * @param mark {@link MutexLayout#WAITERS_BIT} to record bit 31 with the acquisition (the bit
+     *             rule), else 0
+     */
+    private int trylockOwner(final int tid, final RobustList self, final int mark) {
         final int old = (int) INT.getVolatile(seg, LOCK);
         final int own = old & OWNER_MASK;
         if (own == tid && kind == MutexLayout.RECURSIVE) {
@@ -431,7 +475,7 @@ public final class Mutex {
             return EBUSY;
         }
         if (self == null) {
-            return (int) INT.compareAndExchange(seg, LOCK, old, tid) == old ? 0 : EBUSY;
+            return (int) INT.compareAndExchange(seg, LOCK, old, tid | mark) == old ? 0 : EBUSY;
         }
         // Linked: the kernel must see bit 31 to wake a sleeper when this owner dies.
         int next = tid | (old & OWNER_DIED);
@@ -467,7 +511,7 @@ public final class Mutex {
      *     unlocked after EOWNERDEAD without {@link #consistent()} becomes unrecoverable.
      */
     public int unlock() {
-        final int waiters = (int) INT.getVolatile(seg, WAITERS);
+        final int waiters = countWakes ? (int) INT.getVolatile(seg, WAITERS) : 0;
         if (tracked) {
             return unlockOwner(waiters);
         }

@@ -55,8 +55,8 @@ class CondRequeueTest {
             }).asleepOn(lock, () -> m.waiterCount() == 2); // the unrelated locker, queued behind W1
             assertEquals(0, m.unlock());
 
-            // W1 relocks, requeues W2 behind X and unlocks: its one wake goes to X, which drops the
-            // bit; only the group's raise of _m_waiters makes X's unlock wake W2.
+            // W1 relocks, requeues W2 behind X and unlocks: its one wake goes to X. Only the group's
+            // raise of _m_waiters makes X record bit 31 as it acquires, so that X's unlock wakes W2.
             assertEquals(0, w1.get());
             assertEquals(0, x.get());
             assertEquals(0, w2.get());
@@ -65,6 +65,52 @@ class CondRequeueTest {
             }
             assertEquals(3, owners.size(), owners.toString());
             assertEquals(0, m.waiterCount(), "the group's raise of _m_waiters was undone");
+            assertEquals(Mutex.State.FREE, m.state());
+        }
+    }
+
+    /**
+     * A signaled waiter requeued onto the held mutex takes the unlock's one wake, which consumed
+     * bit 31, while a plain locker sleeps on the mutex behind it. The waiter must relock
+     * recording the bit again (through the sleeping path, not the fast path), or its own unlock
+     * would wake nobody and the locker would sleep for ever.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.pthread4j.testing.Backends#privateBackends")
+    void aRequeuedWaiterRelocksWithTheBitSoTheLockerBehindItIsWoken(final Futex futex) throws Exception {
+        try (Memory memory = Memory.allocate(4096)) {
+            final Block mb = memory.block(0, MutexLayout.SIZE, 8);
+            final Block cb = memory.block(64, CondLayout.SIZE, 8);
+            final Mutex m = new Mutex(mb, MutexAttr.builder().futex(futex).build());
+            final Cond c = new Cond(cb, CondAttr.builder().futex(futex).build());
+            final long lock = mb.address(MutexLayout.LOCK);
+            final boolean[] flag = new boolean[1];
+            final ConcurrentLinkedQueue<String> owners = new ConcurrentLinkedQueue<>();
+
+            final Party w = waiter("W", m, c, flag, owners);
+            final long node = awaitHead(cb, 0);
+            w.asleepOn(node + CondLayout.NODE_BARRIER, () -> true);
+
+            assertEquals(0, m.lock());
+            flag[0] = true;
+            assertEquals(0, c.signal());
+            // W is requeued onto the held mutex (the default) and counted for; or woken, and then
+            // asleep in its own lock of the mutex (musl's way). Either way it sleeps on the word.
+            w.asleepOn(0, () -> m.waiterCount() == 1);
+            final Party x = new Party("X", () -> {
+                final int r = m.lock();
+                owners.add("X");
+                return r != 0 ? r : m.unlock();
+            }).asleepOn(lock, () -> m.waiterCount() == 2); // queued behind W
+            assertEquals(0, m.unlock());
+
+            assertEquals(0, w.get());
+            assertEquals(0, x.get());
+            if (futex instanceof ParkingFutex) {
+                assertEquals(List.of("W", "X"), List.copyOf(owners), "FIFO queues: W is woken first");
+            }
+            assertEquals(2, owners.size(), owners.toString());
+            assertEquals(0, m.waiterCount());
             assertEquals(Mutex.State.FREE, m.state());
         }
     }

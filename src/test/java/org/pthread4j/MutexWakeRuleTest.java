@@ -1,0 +1,179 @@
+package org.pthread4j;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.pthread4j.futex.Futex;
+import org.pthread4j.futex.ThreadIds;
+import org.pthread4j.memory.Memory;
+import org.pthread4j.testing.Sleepers;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.pthread4j.MutexTestSupport.LIVENESS;
+import static org.pthread4j.MutexTestSupport.block;
+import static org.pthread4j.MutexTestSupport.inMillis;
+import static org.pthread4j.MutexTestSupport.memory;
+
+/**
+ * The bit rule of process-private mutexes (an unlock wakes only when bit 31 was set; an
+ * acquisition made while others sleep records the bit; a sleeper that leaves without the lock
+ * passes on a wake it may have taken). Each test builds the interleaving that would strand a
+ * sleeper if one of those steps were missing.
+ */
+class MutexWakeRuleTest {
+
+    /**
+     * Two sleepers; the unlock wakes the first, which then reports a timeout (the timeout and the
+     * wake raced, and the timeout won); meanwhile the unlocker relocked through the fast path,
+     * which drops bit 31. The second sleeper must still be woken: by the wake the leaving waiter
+     * passes on.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("org.pthread4j.MutexTestSupport#privateKindArgs")
+    void aSleeperThatTakesTheWakeAndTimesOutPassesItOn(final Futex backend, final int kind) throws Exception {
+        final TimesOutWhenWoken futex = new TimesOutWhenWoken(backend);
+        try (Memory mem = memory()) {
+            final Mutex m = new Mutex(block(mem, 0), MutexAttr.builder().type(kind).futex(futex).build());
+            final long word = m.block().address(MutexLayout.LOCK);
+            assertEquals(0, m.lock());
+
+            final AtomicInteger tid1 = new AtomicInteger();
+            final CompletableFuture<Integer> first = new CompletableFuture<>();
+            final Thread t1 = Thread.ofPlatform().daemon().unstarted(() -> {
+                tid1.set(ThreadIds.current());
+                first.complete(m.timedlock(inMillis(LIVENESS.toMillis())));
+            });
+            futex.target = t1;
+            t1.start();
+            MutexTestSupport.awaitWaiters(m, 1);
+            Sleepers.awaitAsleep(t1, tid1.get(), word, LIVENESS);
+
+            final AtomicInteger tid2 = new AtomicInteger();
+            final CompletableFuture<Integer> second = new CompletableFuture<>();
+            final Thread t2 = Thread.ofPlatform().daemon().start(() -> {
+                tid2.set(ThreadIds.current());
+                final int r = m.lock();
+                if (r == 0) {
+                    m.unlock();
+                }
+                second.complete(r);
+            });
+            MutexTestSupport.awaitWaiters(m, 2);
+            Sleepers.awaitAsleep(t2, tid2.get(), word, LIVENESS);
+
+            assertEquals(0, m.unlock());
+            // Wakes are FIFO on every private backend: the first sleeper takes this wake.
+            assertTrue(futex.woken.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "first sleeper not woken: " + m);
+            assertEquals(0, m.lock(), "relock through the fast path while the first sleeper leaves");
+            futex.relocked.countDown();
+            assertEquals(Errno.ETIMEDOUT, first.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS));
+            assertEquals(0, m.unlock());
+            assertEquals(0, second.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS),
+                "the second sleeper was stranded: " + m);
+            t1.join(LIVENESS.toMillis());
+            t2.join(LIVENESS.toMillis());
+            assertEquals(Mutex.State.FREE, m.state());
+            assertEquals(0, m.waiterCount());
+        }
+    }
+
+    /**
+     * Two sleepers; the unlock wakes the first, which acquires from its sleeping loop while the
+     * second still sleeps: it must record bit 31 (the unlock's swap took it away), or its own
+     * unlock would wake nobody.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("org.pthread4j.MutexTestSupport#privateKindArgs")
+    void aSleeperThatAcquiresWhileAnotherSleepsRecordsTheBit(final Futex futex, final int kind) throws Exception {
+        try (Memory mem = memory()) {
+            final Mutex m = new Mutex(block(mem, 0), MutexAttr.builder().type(kind).futex(futex).build());
+            final long word = m.block().address(MutexLayout.LOCK);
+            assertEquals(0, m.lock());
+            final CompletableFuture<Integer>[] done = new CompletableFuture[2];
+            for (int i = 0; i < 2; i++) {
+                final AtomicInteger tid = new AtomicInteger();
+                final CompletableFuture<Integer> f = new CompletableFuture<>();
+                done[i] = f;
+                final Thread t = Thread.ofPlatform().daemon().start(() -> {
+                    tid.set(ThreadIds.current());
+                    final int r = m.lock();
+                    f.complete(r != 0 ? r : m.unlock());
+                });
+                MutexTestSupport.awaitWaiters(m, i + 1);
+                Sleepers.awaitAsleep(t, tid.get(), word, LIVENESS);
+            }
+            assertEquals(0, m.unlock());
+            assertEquals(0, done[0].get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS));
+            assertEquals(0, done[1].get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "the second sleeper was stranded: " + m);
+            assertEquals(Mutex.State.FREE, m.state());
+            assertEquals(0, m.waiterCount());
+        }
+    }
+
+    /**
+     * A backend whose timed waits, for one target thread, ignore the deadline, and when woken hold
+     * the thread until the test says go, then report ETIMEDOUT: a timeout that raced a wake and won.
+     */
+    private static final class TimesOutWhenWoken implements Futex {
+        private final Futex delegate;
+        volatile Thread target;
+        final CountDownLatch woken = new CountDownLatch(1);
+        final CountDownLatch relocked = new CountDownLatch(1);
+
+        TimesOutWhenWoken(final Futex delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public int timedWait(final MemorySegment seg, final long off, final int val, final boolean priv,
+                             final int clock, final Timespec deadline, final boolean interruptible) {
+            if (Thread.currentThread() != target || deadline == null) {
+                return delegate.timedWait(seg, off, val, priv, clock, deadline, interruptible);
+            }
+            final int r = delegate.timedWait(seg, off, val, priv, clock, null, false);
+            if (r != 0) {
+                return r;
+            }
+            woken.countDown();
+            try {
+                relocked.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return Errno.ETIMEDOUT;
+        }
+
+        @Override
+        public int wake(final MemorySegment seg, final long off, final int n, final boolean priv) {
+            return delegate.wake(seg, off, n, priv);
+        }
+
+        @Override
+        public int requeue(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
+                           final MemorySegment seg2, final long off2, final boolean priv) {
+            return delegate.requeue(seg, off, nWake, nRequeue, seg2, off2, priv);
+        }
+
+        @Override
+        public int cmpRequeue(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
+                              final MemorySegment seg2, final long off2, final int val, final boolean priv) {
+            return delegate.cmpRequeue(seg, off, nWake, nRequeue, seg2, off2, val, priv);
+        }
+
+        @Override
+        public boolean supportsShared() {
+            return delegate.supportsShared();
+        }
+
+        @Override
+        public String name() {
+            return delegate.name();
+        }
+    }
+}
