@@ -27,6 +27,7 @@ public final class Workloads {
             new SemWorkload(),
             new BroadcastWorkload(),
             new JucWorkload(),
+            new IpcWorkload(),
             new HashWorkload());
     }
 
