@@ -89,7 +89,12 @@ class MutexVirtualThreadTest {
             final CountDownLatch ran = new CountDownLatch(1);
             Thread.ofVirtual().start(ran::countDown);
             assertTrue(ran.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "a carrier stayed pinned");
+            // Counted in _m_waiters a moment before it parks: wait (bounded) for each to park.
+            final long end = System.nanoTime() + LIVENESS.toNanos();
             for (final Thread v : vs) {
+                while (v.getState() != Thread.State.WAITING && System.nanoTime() < end) {
+                    Thread.sleep(1);
+                }
                 assertEquals(Thread.State.WAITING, v.getState(), "a parked locker shows as WAITING");
             }
             assertEquals(0, m.unlock());

@@ -256,7 +256,7 @@ public final class DemoTraceCommand {
                 words.run();
                 t.events();
                 t.note("W1 now sleeps on the mutex word; W2 and W3 still sleep on their barriers: signaled, not woken.");
-                t.step("S: unlock(m)  -- _m_waiters is 1: wake one (W1)\n"
+                t.step("S: unlock(m)  -- the old value has bit 31: wake one (W1)\n"
                     + "  W1: wakes from the mutex word, takes its barrier and m; zeroes W2's barrier and REQUEUES W2\n"
                     + "      from its barrier onto m._m_lock (wake 0, move 1); W1 returns from wait, then unlock(m) wakes W2\n"
                     + "  W2: wakes from the mutex word, does the same for W3\n"
@@ -276,9 +276,9 @@ public final class DemoTraceCommand {
                 words.run();
                 t.events();
                 t.note("W2 and W3 are still asleep on their barriers: signaled, but not woken.");
-                t.step("S: unlock(m)  -- _m_waiters is 1: wake one (W1)\n"
-                    + "  W1: owns m; as the group's first member it raises _m_waiters (so every unlock wakes while\n"
-                    + "      the group drains), sets bit 31 of m, zeroes W2's barrier and REQUEUES W2 from its\n"
+                t.step("S: unlock(m)  -- the old value has bit 31: wake one (W1)\n"
+                    + "  W1: owns m; as the group's first member it raises _m_waiters (so that every relock while\n"
+                    + "      the group drains records bit 31), sets bit 31 of m, zeroes W2's barrier and REQUEUES W2 from its\n"
                     + "      barrier onto m._m_lock (wake 0, move 1); W1 returns from wait, then unlock(m) wakes W2\n"
                     + "  W2: wakes from the mutex word, does the same for W3\n"
                     + "  W3: the group's last member lowers _m_waiters; its unlock wakes nobody");

@@ -1,0 +1,49 @@
+package org.pthread4j;
+
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Description;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Mode;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.Signal;
+import org.openjdk.jcstress.annotations.State;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
+/**
+ * The bit rule of private mutexes (see {@link Mutex}): an unlock wakes only when bit 31 was set.
+ * A thread blocks in {@code lock} on a held mutex; the other releases it and at once takes and
+ * releases it again through the fast path, whose CAS from 0 drops bit 31 while the woken locker
+ * may still be on its way. The second unlock then wakes nobody; the locker must not be asleep
+ * when it lands: it is either still running (and retries) or it went back to sleep having set
+ * the bit again. Rotates through the NORMAL configurations on every private backend and a
+ * process-shared one (musl's rule).
+ */
+@JCStressTest(Mode.Termination)
+@Description("Mutex bit rule: a fast-path relock that drops bit 31 never strands the woken locker")
+@Outcome(id = "TERMINATED", expect = ACCEPTABLE, desc = "the locker got the lock")
+@Outcome(id = "STALE", expect = FORBIDDEN, desc = "lost wakeup: the locker sleeps on a free mutex")
+@State
+public class MutexBitRuleTest {
+    private final Mutex m = new Mutex(MutexStressSupport.take(),
+        MutexStressSupport.CONFIGS.get(MutexStressSupport.nextNormalConfig()));
+
+    /** Starts held, by no thread in particular: a NORMAL mutex may be unlocked by any thread. */
+    public MutexBitRuleTest() {
+        m.lock();
+    }
+
+    @Actor
+    public void locker() {
+        m.lock();
+        m.unlock();
+    }
+
+    @Signal
+    public void unlockRelockUnlock() {
+        m.unlock();
+        m.lock();
+        m.unlock();
+    }
+}
