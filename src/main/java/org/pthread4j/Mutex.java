@@ -430,9 +430,11 @@ public final class Mutex {
                 return Errno.EDEADLK;
             }
             INT.getAndAdd(seg, WAITERS, 1);
-            final int t = r | WAITERS_BIT;
-            INT.compareAndExchange(seg, LOCK, r, t);
-            final int e = futex.timedWait(seg, LOCK, t, priv, clock, abs, interruptible);
+            // musl: a_cas(r -> r | bit), then wait on r | bit. Here one set-and-wait (seed 000's
+            // FUTEX_SET_WAIT), which backends without it compose from exactly that CAS and wait;
+            // the parking backend sets the bit and queues the sleeper under its bucket lock, so
+            // an unlock that sees the bit always finds the sleeper to wake.
+            final int e = futex.setWait(seg, LOCK, r, r | WAITERS_BIT, priv, clock, abs, interruptible);
             INT.getAndAdd(seg, WAITERS, -1);
             if (e == Errno.ETIMEDOUT || e == Errno.EINVAL || (e == Errno.EINTR && interruptible)) {
                 // Bit rule: this thread may have taken the wake meant to carry bit 31 to the

@@ -173,7 +173,7 @@ public final class DemoTraceCommand {
             t.expect(0, t1.call(m::lock), "lock");
             words.run();
             t.events();
-            t.step("T1: unlock()  -- swap _m_lock to 0; the old value has no waiters bit and _m_waiters was 0");
+            t.step("T1: unlock()  -- swap _m_lock to 0; the old value has no waiters bit: no wake");
             t.expect(0, t1.call(m::unlock), "unlock");
             words.run();
             t.events();
@@ -183,19 +183,21 @@ public final class DemoTraceCommand {
             t.expect(0, t1.call(m::lock), "lock");
             t.events();
             t.step("T2: lock()  -- the CAS fails; T2 spins (at most 100 times, only while nobody sleeps),\n"
-                + "      counts itself in _m_waiters, sets bit 31 of _m_lock by CAS, and sleeps on the exact value");
+                + "      counts itself in _m_waiters, sets bit 31 of _m_lock and sleeps on the exact value (the parking\n"
+                + "      backend does both in one set_wait under its bucket lock; the kernel ones CAS, then wait)");
             final Future<Integer> t2lock = t2.start(m::lock);
             t.awaitAsleep(t2, lock, () -> b.get(MutexLayout.WAITERS) == 1);
             words.run();
             t.events();
             t.note("T2 is asleep: its wait is in progress, and a wait is recorded when it returns.");
-            t.step("T1: unlock()  -- the swap returns 0x80000010: bit 31 (and _m_waiters) say someone may sleep,\n"
+            t.step("T1: unlock()  -- the swap returns 0x80000010: bit 31 says someone may sleep,\n"
                 + "      so the unlock wakes one");
             t.expect(0, t1.call(m::unlock), "unlock");
             t.expect(0, t.get(t2lock, "T2's lock"), "T2's lock");
             words.run();
             t.events();
-            t.note("T2 woke, counted itself out and took the lock with a plain CAS 0 -> 16: the bit is gone.");
+            t.note("T2 woke, counted itself out and, nobody else being counted, took the lock with a plain CAS\n"
+                + "      0 -> 16: the bit is gone.");
             t.step("T2: unlock()  -- no bit in the old value and _m_waiters is 0: no wake");
             t.expect(0, t2.call(m::unlock), "unlock");
             words.run();
