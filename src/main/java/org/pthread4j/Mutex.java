@@ -55,8 +55,9 @@ import java.util.Objects;
  * <li><b>The bit rule</b> (process-private mutexes). musl's rule wakes on every unlock while
  *     anyone is counted, also in the tens of microseconds between a wake and the woken thread's
  *     first run, when nobody sleeps to take it. Private mutexes wake only when bit 31 was set,
- *     and keep the bit true instead: a thread acquiring from the sleeping loop while
- *     {@code _m_waiters} is nonzero records bit 31 with its CAS; a sleeper leaving without the
+ *     and keep the bit true instead: a thread acquiring after a sleep while
+ *     {@code _m_waiters} is nonzero records bit 31 with its CAS (a thread that has not slept
+ *     took no wake and records nothing); a sleeper leaving without the
  *     lock (timeout, interrupt) while others are counted wakes one of them, since it may have
  *     taken the wake that carried the bit; a condvar waiter requeued onto the mutex relocks
  *     through the sleeping loop. So a plain locker's CAS from 0 drops the bit only while a woken
@@ -340,7 +341,7 @@ public final class Mutex {
             // The first step of musl's trylock_owner when the word is 0: a plain CAS to tid.
             return 0;
         }
-        return lockSlow(Timespec.CLOCK_REALTIME, null, false);
+        return lockSlow(Timespec.CLOCK_REALTIME, null, false, false);
     }
 
     /**
@@ -404,15 +405,16 @@ public final class Mutex {
         if (!tracked && (int) INT.compareAndExchange(seg, LOCK, 0, EBUSY) == 0) {
             return 0;
         }
-        return lockSlow(clock, abs, interruptible);
+        return lockSlow(clock, abs, interruptible, false);
     }
 
     /** The body of musl's {@code __pthread_mutex_timedlock} after its fast path. */
-    private int lockSlow(final int clock, final Timespec abs, final boolean interruptible) {
+    private int lockSlow(final int clock, final Timespec abs, final boolean interruptible, final boolean woken) {
         final Self me = tracked ? self() : null;
         final RobustList self = linked ? me.robust() : null;
         final int tid = tracked ? me.tid : 0;
-        int r = trylock(tid, self);
+        boolean slept = woken;
+        int r = trylock(tid, self, slept);
         if (r != EBUSY) {
             return r;
         }
@@ -420,7 +422,7 @@ public final class Mutex {
         while (spins-- > 0 && (int) INT.getVolatile(seg, LOCK) != 0 && (int) INT.getVolatile(seg, WAITERS) == 0) {
             Thread.onSpinWait();
         }
-        while ((r = trylock(tid, self)) == EBUSY) {
+        while ((r = trylock(tid, self, slept)) == EBUSY) {
             r = (int) INT.getVolatile(seg, LOCK);
             final int own = r & OWNER_MASK;
             if (own == 0 && (r == 0 || robust)) {
@@ -444,6 +446,7 @@ public final class Mutex {
                 }
                 return e;
             }
+            slept = true;
         }
         return r;
     }
@@ -456,16 +459,17 @@ public final class Mutex {
      * @return as {@link #lock()}
      */
     int lockWoken() {
-        return lockSlow(Timespec.CLOCK_REALTIME, null, false);
+        return lockSlow(Timespec.CLOCK_REALTIME, null, false, true);
     }
 
     /**
      * The lock step of the sleeping loop: musl's trylock, except that under the bit rule an
-     * acquisition made while {@code _m_waiters} is nonzero records bit 31, so that its unlock
-     * wakes the next sleeper.
+     * acquisition made after a sleep while {@code _m_waiters} is nonzero records bit 31 (the
+     * unlock that woke this thread took it away), so that its unlock wakes the next sleeper. A
+     * thread that has not slept took no wake and records nothing.
      */
-    private int trylock(final int tid, final RobustList self) {
-        final int mark = !countWakes && (int) INT.getVolatile(seg, WAITERS) != 0 ? WAITERS_BIT : 0;
+    private int trylock(final int tid, final RobustList self, final boolean slept) {
+        final int mark = slept && !countWakes && (int) INT.getVolatile(seg, WAITERS) != 0 ? WAITERS_BIT : 0;
         if (!tracked) {
             return (int) INT.compareAndExchange(seg, LOCK, 0, EBUSY | mark) & EBUSY;
         }

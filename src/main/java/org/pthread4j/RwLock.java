@@ -45,6 +45,19 @@ import static org.pthread4j.RwLockLayout.WRITE_LOCKED;
  * writer's unlock wakes all sleepers (they are mostly readers, which can all enter, commit
  * b85fec2d) and the last reader's unlock wakes one (only writers sleep behind readers).
  *
+ * <h2>Differences from musl</h2>
+ *
+ * <p><b>The bit rule</b> (process-private rwlocks, as for {@link Mutex}): an unlock that frees
+ * the lock wakes only when bit 31 was set, not whenever {@code _rw_waiters} is nonzero (musl's
+ * rule wakes on every such unlock while anyone is counted, also while the woken thread has not
+ * run yet: with seed 000's mix of 4 threads, 1 write in 10, on 2 cores, about 2-5 million futex
+ * wakes a second of which 6-10 thousand found a sleeper). An acquisition from the waiting path
+ * made while others are counted records bit 31 with its CAS (the unlock that woke it took the
+ * bit away); a sleeper leaving without the lock (timeout, interrupt) while others are counted
+ * wakes one of them. Process-shared rwlocks keep musl's rule (a musl process may share the
+ * word); {@value #COUNT_WAKES_PROPERTY}{@code =true} gives it to private ones. A sleeper sets bit
+ * 31 and sleeps in one set-and-wait (seed 000), atomic on the parking backend.
+ *
  * <p>Like musl there is no owner tracking: a second {@code wrlock} by the holder deadlocks, a
  * {@code rdlock} while holding the write lock deadlocks, and an unlock by a thread that holds
  * nothing is not detected, except that an unlock of a lock nobody holds answers EPERM instead
@@ -67,10 +80,20 @@ import static org.pthread4j.RwLockLayout.WRITE_LOCKED;
  * <p>See {@code docs/04-rwlock.md}: the words, the states, the races and the tests that prove them.
  */
 public final class RwLock {
+    /**
+     * The property that gives process-private rwlocks musl's exact wake rule (an unlock that
+     * frees the lock wakes when {@code _rw_waiters} is nonzero or bit 31 was set) instead of
+     * the bit rule; see "Differences from musl" above.
+     */
+    public static final String COUNT_WAKES_PROPERTY = "pthread4j.rwlock.countWakes";
+    private static final boolean COUNT_WAKES = Boolean.getBoolean(COUNT_WAKES_PROPERTY);
+
     private final Block block;
     private final MemorySegment seg;
     private final Futex futex;
     private final boolean priv;
+    /** musl's wake rule: process-shared rwlocks always (a musl process may share the word). */
+    private final boolean countWakes;
 
     /**
      * {@code pthread_rwlock_init}: zeroes the 56 bytes and records whether the lock is
@@ -87,6 +110,7 @@ public final class RwLock {
         this.block = block;
         this.seg = block.segment();
         this.priv = !a.pshared();
+        this.countWakes = !priv || COUNT_WAKES;
         this.futex = Backing.futex(a.pshared(), a.futex());
         seg.asSlice(0, RwLockLayout.SIZE).fill((byte) 0);
         block.set(SHARED, a.pshared() ? PSHARED : 0);
@@ -106,6 +130,7 @@ public final class RwLock {
         this.seg = block.segment();
         this.futex = futex;
         this.priv = priv;
+        this.countWakes = !priv || COUNT_WAKES;
     }
 
     /**
@@ -163,6 +188,14 @@ public final class RwLock {
      * @return 0; EBUSY when write-locked; EAGAIN when the reader count is at its limit
      */
     public int tryrdlock() {
+        return tryrdlock(0);
+    }
+
+    /**
+     * musl's tryrdlock; {@code mark} ({@link RwLockLayout#WAITERS_BIT} or 0) is or-ed into the
+     * new word: the bit rule's record of sleepers by an acquisition from the sleeping loop.
+     */
+    private int tryrdlock(final int mark) {
         // src/thread/pthread_rwlock_tryrdlock.c
         int val;
         do {
@@ -174,8 +207,29 @@ public final class RwLock {
             if (cnt == MAX_COUNT) {
                 return Errno.EAGAIN;
             }
-        } while (block.cas(LOCK, val, val + 1) != val);
+        } while (block.cas(LOCK, val, (val + 1) | mark) != val);
         return 0;
+    }
+
+    /**
+     * Under the bit rule (process-private rwlocks): {@link RwLockLayout#WAITERS_BIT} while others
+     * are counted in {@code _rw_waiters}, so that an acquisition made after a sleep records bit
+     * 31 for them (the unlock that woke this thread took it away); else 0. A thread that has not
+     * slept took no wake and records nothing.
+     */
+    private int mark() {
+        return !countWakes && block.get(WAITERS) != 0 ? WAITERS_BIT : 0;
+    }
+
+    /**
+     * Under the bit rule: a sleeper leaving without the lock (timeout, interrupt) may have taken
+     * the wake that carried bit 31 to the others; it passes one on.
+     */
+    private int leave(final int r) {
+        if (!countWakes && block.get(WAITERS) != 0) {
+            futex.wake(seg, LOCK, 1, priv);
+        }
+        return r;
     }
 
     /**
@@ -221,15 +275,17 @@ public final class RwLock {
         for (int spins = MuslWait.SPINS; spins > 0 && block.get(LOCK) != 0 && block.get(WAITERS) == 0; spins--) {
             Thread.onSpinWait();
         }
-        while ((r = tryrdlock()) == Errno.EBUSY) {
+        boolean slept = false;
+        while ((r = tryrdlock(slept ? mark() : 0)) == Errno.EBUSY) {
             final int val = block.get(LOCK);
             if (val == 0 || (val & COUNT_MASK) != WRITE_LOCKED) {
                 continue;
             }
             r = sleep(val, clock, at, interruptible);
             if (r != 0) {
-                return r;
+                return leave(r);
             }
+            slept = true;
         }
         return r;
     }
@@ -245,8 +301,12 @@ public final class RwLock {
      * @return 0, or EBUSY when readers or a writer hold it
      */
     public int trywrlock() {
+        return trywrlock(0);
+    }
+
+    private int trywrlock(final int mark) {
         // src/thread/pthread_rwlock_trywrlock.c
-        return block.cas(LOCK, 0, WRITE_LOCKED) != 0 ? Errno.EBUSY : 0;
+        return block.cas(LOCK, 0, WRITE_LOCKED | mark) != 0 ? Errno.EBUSY : 0;
     }
 
     /**
@@ -290,15 +350,17 @@ public final class RwLock {
         for (int spins = MuslWait.SPINS; spins > 0 && block.get(LOCK) != 0 && block.get(WAITERS) == 0; spins--) {
             Thread.onSpinWait();
         }
-        while ((r = trywrlock()) == Errno.EBUSY) {
+        boolean slept = false;
+        while ((r = trywrlock(slept ? mark() : 0)) == Errno.EBUSY) {
             final int val = block.get(LOCK);
             if (val == 0) {
                 continue;
             }
             r = sleep(val, clock, at, interruptible);
             if (r != 0) {
-                return r;
+                return leave(r);
             }
+            slept = true;
         }
         return r;
     }
@@ -314,8 +376,9 @@ public final class RwLock {
         block.getAndAdd(WAITERS, 1);
         final int r;
         try {
-            block.cas(LOCK, val, t);
-            r = futex.timedWait(seg, LOCK, t, priv, clock, at, interruptible);
+            // musl: a_cas(val -> t), then wait on t; one set-and-wait here (seed 000), atomic on
+            // the parking backend (see Mutex.lockSlow).
+            r = futex.setWait(seg, LOCK, val, t, priv, clock, at, interruptible);
         } finally {
             block.getAndAdd(WAITERS, -1);
         }
@@ -348,7 +411,7 @@ public final class RwLock {
             if (cnt == 0) {
                 return Errno.EPERM;
             }
-            waiters = block.get(WAITERS);
+            waiters = countWakes ? block.get(WAITERS) : 0;
             next = (cnt == WRITE_LOCKED || cnt == 1) ? 0 : val - 1;
         } while (block.cas(LOCK, val, next) != val);
         if (next == 0 && (waiters != 0 || val < 0)) {
@@ -378,7 +441,7 @@ public final class RwLock {
             if ((val & COUNT_MASK) != WRITE_LOCKED) {
                 return Errno.EPERM;
             }
-            waiters = block.get(WAITERS);
+            waiters = countWakes ? block.get(WAITERS) : 0;
         } while (block.cas(LOCK, val, 1) != val);
         if (waiters != 0 || val < 0) {
             futex.wake(seg, LOCK, -1, priv);

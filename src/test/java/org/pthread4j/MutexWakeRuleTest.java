@@ -120,7 +120,7 @@ class MutexWakeRuleTest {
      * A backend whose timed waits, for one target thread, ignore the deadline, and when woken hold
      * the thread until the test says go, then report ETIMEDOUT: a timeout that raced a wake and won.
      */
-    private static final class TimesOutWhenWoken implements Futex {
+    static final class TimesOutWhenWoken implements Futex {
         private final Futex delegate;
         volatile Thread target;
         final CountDownLatch woken = new CountDownLatch(1);

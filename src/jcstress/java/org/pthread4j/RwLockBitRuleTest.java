@@ -1,0 +1,56 @@
+package org.pthread4j;
+
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Description;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Mode;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.Signal;
+import org.openjdk.jcstress.annotations.State;
+import org.pthread4j.futex.Futexes;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
+/**
+ * The bit rule of private rwlocks (see {@link RwLock}): the last reader's unlock wakes only when
+ * bit 31 was set. A writer blocks behind a read lock; the other thread releases the read lock
+ * and at once takes and releases a read lock again through the fast path, whose CAS from 0 drops
+ * bit 31 while the woken writer may still be on its way. The writer must not be left asleep on a
+ * free lock. Rotates through every private backend and a process-shared lock (musl's rule).
+ */
+@JCStressTest(Mode.Termination)
+@Description("RwLock bit rule: a reader's fast path that drops bit 31 never strands the woken writer")
+@Outcome(id = "TERMINATED", expect = ACCEPTABLE, desc = "the writer got the lock")
+@Outcome(id = "STALE", expect = FORBIDDEN, desc = "lost wakeup: the writer sleeps on a free lock")
+@State
+public class RwLockBitRuleTest {
+    private static final List<RwLockAttr> CONFIGS = List.of(
+        RwLockAttr.privateOn(Futexes.parking()), RwLockAttr.privateOn(Futexes.linux()),
+        RwLockAttr.privateOn(Futexes.linuxNoPrivate()), RwLockAttr.builder().pshared(true).build());
+    private static final AtomicInteger NEXT = new AtomicInteger();
+
+    private final RwLock rw = new RwLock(StressBlocks.take(),
+        CONFIGS.get(Math.floorMod(NEXT.getAndIncrement(), CONFIGS.size())));
+
+    /** Starts read-locked, by no thread in particular: the rwlock has no owner. */
+    public RwLockBitRuleTest() {
+        rw.rdlock();
+    }
+
+    @Actor
+    public void writer() {
+        rw.wrlock();
+        rw.unlock();
+    }
+
+    @Signal
+    public void unlockReadAgainUnlock() {
+        rw.unlock();
+        rw.rdlock();
+        rw.unlock();
+    }
+}

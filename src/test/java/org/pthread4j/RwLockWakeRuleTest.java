@@ -1,0 +1,113 @@
+package org.pthread4j;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.pthread4j.MutexWakeRuleTest.TimesOutWhenWoken;
+import org.pthread4j.futex.Futex;
+import org.pthread4j.futex.ThreadIds;
+import org.pthread4j.memory.Block;
+import org.pthread4j.memory.Memory;
+import org.pthread4j.testing.Sleepers;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.pthread4j.MutexTestSupport.LIVENESS;
+import static org.pthread4j.MutexTestSupport.inMillis;
+
+/**
+ * The bit rule of process-private rwlocks (see {@link RwLock}): the last reader's unlock wakes
+ * one sleeper, and only when bit 31 was set. Each test builds the interleaving that strands a
+ * writer if one duty of the rule is missing.
+ */
+class RwLockWakeRuleTest {
+
+    /**
+     * Two writers sleep behind a reader; the reader's unlock wakes the first, which acquires the
+     * write lock while the second still sleeps: it must record bit 31, or its unlock would wake
+     * nobody.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.pthread4j.testing.Backends#privateBackends")
+    void aWriterAcquiringAfterASleepWhileAnotherSleepsRecordsTheBit(final Futex futex) throws Exception {
+        try (Memory mem = Memory.allocate(64)) {
+            final Block b = mem.block(0, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT);
+            final RwLock rw = new RwLock(b, RwLockAttr.privateOn(futex));
+            assertEquals(0, rw.rdlock());
+            final CompletableFuture<Integer> first = sleeper(rw, b, 1, () -> {
+                final int r = rw.wrlock();
+                return r != 0 ? r : rw.unlock();
+            }, null);
+            final CompletableFuture<Integer> second = sleeper(rw, b, 2, () -> {
+                final int r = rw.wrlock();
+                return r != 0 ? r : rw.unlock();
+            }, null);
+            assertEquals(0, rw.unlock());
+            assertEquals(0, first.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS));
+            assertEquals(0, second.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "the second writer was stranded: " + rw);
+            assertEquals(0, b.get(RwLockLayout.LOCK));
+            assertEquals(0, rw.waiterCount());
+        }
+    }
+
+    /**
+     * Two writers sleep behind a reader; the reader's unlock wakes the first, which then reports a
+     * timeout (the timeout won its race with the wake) while the reader has taken a read lock
+     * again through the fast path, dropping bit 31. The second writer must still be woken, by the
+     * wake the leaving one passes on.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.pthread4j.testing.Backends#privateBackends")
+    void aWriterThatTakesTheWakeAndTimesOutPassesItOn(final Futex backend) throws Exception {
+        final TimesOutWhenWoken futex = new TimesOutWhenWoken(backend);
+        try (Memory mem = Memory.allocate(64)) {
+            final Block b = mem.block(0, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT);
+            final RwLock rw = new RwLock(b, RwLockAttr.privateOn(futex));
+            assertEquals(0, rw.rdlock());
+            final CompletableFuture<Integer> first = sleeper(rw, b, 1, () -> {
+                final int r = rw.timedwrlock(inMillis(LIVENESS.toMillis()));
+                return r != 0 ? r : rw.unlock();
+            }, futex);
+            final CompletableFuture<Integer> second = sleeper(rw, b, 2, () -> {
+                final int r = rw.wrlock();
+                return r != 0 ? r : rw.unlock();
+            }, null);
+            assertEquals(0, rw.unlock());
+            // Wakes are FIFO on every private backend: the first sleeper takes this wake.
+            assertTrue(futex.woken.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "first writer not woken: " + rw);
+            assertEquals(0, rw.rdlock(), "a read lock through the fast path while the first writer leaves");
+            futex.relocked.countDown();
+            assertEquals(Errno.ETIMEDOUT, first.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS));
+            assertEquals(0, rw.unlock());
+            assertEquals(0, second.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "the second writer was stranded: " + rw);
+            assertEquals(0, b.get(RwLockLayout.LOCK));
+            assertEquals(0, rw.waiterCount());
+        }
+    }
+
+    /** Starts a thread running {@code body} and returns once it sleeps on the word, counted as the {@code n}th waiter. */
+    private static CompletableFuture<Integer> sleeper(final RwLock rw, final Block b, final int n, final IntSupplier body,
+                                                      final TimesOutWhenWoken target) {
+        final AtomicInteger tid = new AtomicInteger();
+        final CompletableFuture<Integer> f = new CompletableFuture<>();
+        final Thread t = Thread.ofPlatform().daemon().unstarted(() -> {
+            tid.set(ThreadIds.current());
+            f.complete(body.getAsInt());
+        });
+        if (target != null) {
+            target.target = t;
+        }
+        t.start();
+        final long end = System.nanoTime() + LIVENESS.toNanos();
+        while (rw.waiterCount() < n) {
+            assertTrue(System.nanoTime() < end, "no " + n + " waiters: " + rw);
+            Thread.onSpinWait();
+        }
+        Sleepers.awaitAsleep(t, tid.get(), b.address(RwLockLayout.LOCK), LIVENESS);
+        return f;
+    }
+}
