@@ -82,15 +82,25 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
     /**
      * The last thread's holds, saving the {@link ThreadLocal} lookup when one thread locks again
      * ({@code ReentrantReadWriteLock}'s {@code cachedHoldCounter}). A racy cache: a thread uses it
-     * only when it is its own.
+     * only when it is its own. It sits in a padded object of its own: readers of different
+     * threads rewrite it, and it must not share a cache line with the writer fields every read
+     * lock reads.
      */
-    private Holds cached;
+    private final HoldsCache cached = new HoldsCache();
     /** The writing thread, or null; written only by the writer while it holds the word. */
     private Thread writer;
     /** The writer's holds; touched only by the writer. */
     private int writeHolds;
     /** Whether the writer took read holds inside its write lock (then its release may downgrade). */
     private boolean writerReads;
+
+    /** The last thread's holds, padded to a cache line of its own. */
+    @SuppressWarnings("unused")
+    private static final class HoldsCache {
+        private long p0, p1, p2, p3, p4, p5, p6;
+        Holds holds;
+        private long q0, q1, q2, q3, q4, q5, q6;
+    }
 
     /** One thread's read holds, touched only by that thread. */
     private static final class Holds {
@@ -263,14 +273,15 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
     /** @return the current thread's holds, made on its first read */
     private Holds holds() {
         final Thread t = Thread.currentThread();
-        Holds h = cached;
+        final HoldsCache c = cached;
+        Holds h = c.holds;
         if (h == null || h.thread != t) {
             h = readHolds.get();
             if (h == null) {
                 h = new Holds(t);
                 readHolds.set(h);
             }
-            cached = h;
+            c.holds = h;
         }
         return h;
     }
@@ -278,11 +289,12 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
     /** @return the current thread's holds, or null if it never read */
     private Holds existingHolds() {
         final Thread t = Thread.currentThread();
-        Holds h = cached;
+        final HoldsCache c = cached;
+        Holds h = c.holds;
         if (h == null || h.thread != t) {
             h = readHolds.get();
             if (h != null) {
-                cached = h;
+                c.holds = h;
             }
         }
         return h;
