@@ -148,13 +148,19 @@ public final class Cond {
      * waiter released within the spin costs no futex call on either side. Set with the system
      * property {@code pthread4j.cond.spinNanos}.
      *
+     * <p>A thread that waits again on the condvar it last returned from, without having signaled
+     * or broadcast on any private condvar in between, does not spin: that is a re-check of a
+     * predicate that is still false (a thread waiting for a state that another thread, looping
+     * without waiting, keeps from coming), where being awake only competes with the signaler.
+     * Such a thread spins again once it has signaled. A consumer that never signals a condvar
+     * therefore sleeps at once after its first wait, as in musl.
+     *
      * <p>Measured with {@code ./pthread4j bench cond} (seed 002's alternating ping-pong, ratio to
      * {@code ReentrantLock} + {@code Condition} in the same run, medians of 5 runs, 2-core machine):
      * 0 ns: 0.61-0.69 (parking, linux); 5,000 ns: 1.6-5.4; 10,000 ns: 1.8-12.3; 20,000 ns:
-     * 6.4-14.9. The cost: a thread that signals in a tight loop without ever waiting (the seed's
-     * code as written) meets a waiter that is awake and competing for the mutex and condvar: 0.12-0.57
-     * with 10,000 ns where it was 0.70-0.84 without the spin; and a spin on a machine whose other CPU
-     * is busy delays the signaler by up to the spin.
+     * 6.4-14.9. Seed 002's code as written (one thread signals in a loop and never waits) fell to
+     * 0.12-0.57 with 10,000 ns and no re-wait rule, from 0.70-0.84; with the rule, 0.60-0.95. A
+     * spin on a machine whose other CPU is busy delays the signaler by up to the spin.
      */
     public static final long SPIN_NANOS = Long.getLong(SPIN_PROPERTY, 10_000);
 
@@ -322,12 +328,16 @@ public final class Cond {
     private int privateWait(final Mutex mutex, final int clk, final Timespec deadline, final boolean interruptible) {
         final Node node = Node.current();
         final MemorySegment w = node.words;
+        // No spin for a thread waiting again on the condvar it last returned from without having
+        // released anyone since: a re-check that found its predicate still false (see SPIN_NANOS).
+        final boolean spin = SPIN_NANOS > 0 && node.rewaiting != this;
+        node.rewaiting = this;
 
         lock(seg, LOCK);
         // The barrier starts locked: CONTENDED as in musl, or LOCKED while this waiter spins
         // (it marks it CONTENDED itself before it sleeps, so a release of a spinning waiter
         // needs no wake).
-        Block.INT.setVolatile(w, (long) NODE_BARRIER, SPIN_NANOS > 0 ? LOCKED : CONTENDED);
+        Block.INT.setVolatile(w, (long) NODE_BARRIER, spin ? LOCKED : CONTENDED);
         Block.INT.setVolatile(w, (long) NODE_STATE, WAITING);
         node.notify = null;
         node.mutex = mutex;
@@ -345,7 +355,7 @@ public final class Cond {
         mutex.unlock();
 
         int e = 0;
-        if (SPIN_NANOS <= 0 || spinThenMark(w)) {
+        if (!spin || spinThenMark(w)) {
             do {
                 e = futex.timedWait(w, NODE_BARRIER, CONTENDED, true, clk, deadline, interruptible);
             } while ((int) Block.INT.getVolatile(w, (long) NODE_BARRIER) == CONTENDED && (e == 0 || e == Errno.EAGAIN));
@@ -545,6 +555,7 @@ public final class Cond {
         // A waiter links itself before it unlocks the mutex, so a signaler ordered after that
         // unlock sees a nonzero tail: an empty list needs no lock.
         if (block.getLong(TAIL) == 0) {
+            Node.current().rewaiting = null;
             return 0;
         }
         Node self = null;
@@ -588,6 +599,7 @@ public final class Cond {
         if (first != null) {
             release(first);
         }
+        (self != null ? self : Node.current()).rewaiting = null;
         return 0;
     }
 
@@ -761,6 +773,12 @@ public final class Cond {
         boolean counted;
         /** The thread's owner id, as an owner-tracked mutex records it. */
         final int owner;
+        /**
+         * The private condvar this thread last returned from a wait on, until it signals or
+         * broadcasts on any private condvar: a thread that waits on it again before that gains
+         * nothing from spinning (see {@link Cond#SPIN_NANOS}).
+         */
+        Cond rewaiting;
 
         private Node(final MemorySegment words) {
             this.words = words;
