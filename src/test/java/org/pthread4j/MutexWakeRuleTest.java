@@ -5,6 +5,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.pthread4j.futex.Futex;
 import org.pthread4j.futex.ThreadIds;
 import org.pthread4j.memory.Memory;
+import org.pthread4j.testing.ForwardingFutex;
 import org.pthread4j.testing.Sleepers;
 
 import java.lang.foreign.MemorySegment;
@@ -120,14 +121,13 @@ class MutexWakeRuleTest {
      * A backend whose timed waits, for one target thread, ignore the deadline, and when woken hold
      * the thread until the test says go, then report ETIMEDOUT: a timeout that raced a wake and won.
      */
-    static final class TimesOutWhenWoken implements Futex {
-        private final Futex delegate;
+    static final class TimesOutWhenWoken extends ForwardingFutex {
         volatile Thread target;
         final CountDownLatch woken = new CountDownLatch(1);
         final CountDownLatch relocked = new CountDownLatch(1);
 
         TimesOutWhenWoken(final Futex delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
@@ -147,33 +147,6 @@ class MutexWakeRuleTest {
                 Thread.currentThread().interrupt();
             }
             return Errno.ETIMEDOUT;
-        }
-
-        @Override
-        public int wake(final MemorySegment seg, final long off, final int n, final boolean priv) {
-            return delegate.wake(seg, off, n, priv);
-        }
-
-        @Override
-        public int requeue(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
-                           final MemorySegment seg2, final long off2, final boolean priv) {
-            return delegate.requeue(seg, off, nWake, nRequeue, seg2, off2, priv);
-        }
-
-        @Override
-        public int cmpRequeue(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
-                              final MemorySegment seg2, final long off2, final int val, final boolean priv) {
-            return delegate.cmpRequeue(seg, off, nWake, nRequeue, seg2, off2, val, priv);
-        }
-
-        @Override
-        public boolean supportsShared() {
-            return delegate.supportsShared();
-        }
-
-        @Override
-        public String name() {
-            return delegate.name();
         }
     }
 }

@@ -6,6 +6,7 @@ import org.pthread4j.FutexTraceScenarioTest.Party;
 import org.pthread4j.futex.Futex;
 import org.pthread4j.memory.Block;
 import org.pthread4j.memory.Memory;
+import org.pthread4j.testing.ForwardingFutex;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
@@ -25,12 +26,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ReleaseThenFreeTest {
     /** A backend whose wakes return only once the watched memory has been closed. */
-    static final class WaitForFree implements Futex {
-        private final Futex delegate;
+    static final class WaitForFree extends ForwardingFutex {
         private volatile Memory watched;
 
         WaitForFree(final Futex delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
@@ -44,29 +44,6 @@ class ReleaseThenFreeTest {
                 }
             }
             return r;
-        }
-
-        @Override
-        public int timedWait(final MemorySegment seg, final long off, final int val, final boolean priv,
-                             final int clock, final org.pthread4j.Timespec deadline, final boolean interruptible) {
-            return delegate.timedWait(seg, off, val, priv, clock, deadline, interruptible);
-        }
-
-        @Override
-        public int requeue(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
-                           final MemorySegment seg2, final long off2, final boolean priv) {
-            return delegate.requeue(seg, off, nWake, nRequeue, seg2, off2, priv);
-        }
-
-        @Override
-        public int cmpRequeue(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
-                              final MemorySegment seg2, final long off2, final int val, final boolean priv) {
-            return delegate.cmpRequeue(seg, off, nWake, nRequeue, seg2, off2, val, priv);
-        }
-
-        @Override
-        public boolean supportsShared() {
-            return delegate.supportsShared();
         }
 
         @Override

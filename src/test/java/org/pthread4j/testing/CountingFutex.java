@@ -13,8 +13,7 @@ import java.util.concurrent.atomic.LongAccumulator;
  * same instance to a primitive and to the mutex it works with (through their attributes) to
  * count every futex operation of a scenario.
  */
-public final class CountingFutex implements Futex {
-    private final Futex delegate;
+public final class CountingFutex extends ForwardingFutex {
     private final AtomicLong waits = new AtomicLong();
     private final AtomicLong wakeCalls = new AtomicLong();
     private final AtomicLong woken = new AtomicLong();
@@ -26,7 +25,7 @@ public final class CountingFutex implements Futex {
 
     /** @param delegate the backend doing the work */
     public CountingFutex(final Futex delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     /** Sets every counter back to zero. */
@@ -122,11 +121,6 @@ public final class CountingFutex implements Futex {
             moved.addAndGet(r - w);
             maxWokenByOneCall.accumulate(w);
         }
-    }
-
-    @Override
-    public boolean supportsShared() {
-        return delegate.supportsShared();
     }
 
     @Override
