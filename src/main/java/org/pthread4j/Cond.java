@@ -7,6 +7,7 @@ import org.pthread4j.memory.Block;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.pthread4j.CondLayout.*;
 
@@ -164,9 +165,13 @@ public final class Cond {
      */
     public static final long SPIN_NANOS = Long.getLong(SPIN_PROPERTY, 10_000);
 
+    private static final AtomicInteger IDS = new AtomicInteger();
+
     private final Block block;
     private final MemorySegment seg;
     private final boolean shared;
+    /** A nonzero id for the re-wait rule of the spin (see {@link #SPIN_NANOS}); ids wrap after 2^32 condvars. */
+    private final int id = nextId();
     private final int clock;
     private final Futex futex;
 
@@ -330,8 +335,8 @@ public final class Cond {
         final MemorySegment w = node.words;
         // No spin for a thread waiting again on the condvar it last returned from without having
         // released anyone since: a re-check that found its predicate still false (see SPIN_NANOS).
-        final boolean spin = SPIN_NANOS > 0 && node.rewaiting != this;
-        node.rewaiting = this;
+        final boolean spin = SPIN_NANOS > 0 && node.rewaiting != id;
+        node.rewaiting = id;
 
         lock(seg, LOCK);
         // The barrier starts locked: CONTENDED as in musl, or LOCKED while this waiter spins
@@ -438,6 +443,14 @@ public final class Cond {
         node.clearLinks();
         // A signal was consumed: an interrupt must not be acted on now (it stays pending).
         return e == Errno.EINTR ? 0 : e;
+    }
+
+    private static int nextId() {
+        int i;
+        do {
+            i = IDS.incrementAndGet();
+        } while (i == 0);
+        return i;
     }
 
     /**
@@ -555,7 +568,7 @@ public final class Cond {
         // A waiter links itself before it unlocks the mutex, so a signaler ordered after that
         // unlock sees a nonzero tail: an empty list needs no lock.
         if (block.getLong(TAIL) == 0) {
-            Node.current().rewaiting = null;
+            Node.current().rewaiting = 0;
             return 0;
         }
         Node self = null;
@@ -599,7 +612,7 @@ public final class Cond {
         if (first != null) {
             release(first);
         }
-        (self != null ? self : Node.current()).rewaiting = null;
+        (self != null ? self : Node.current()).rewaiting = 0;
         return 0;
     }
 
@@ -774,11 +787,12 @@ public final class Cond {
         /** The thread's owner id, as an owner-tracked mutex records it. */
         final int owner;
         /**
-         * The private condvar this thread last returned from a wait on, until it signals or
+         * The id of the private condvar this thread last returned from a wait on (an id, not a
+         * reference, so that a thread keeps no condvar reachable), or 0, until it signals or
          * broadcasts on any private condvar: a thread that waits on it again before that gains
          * nothing from spinning (see {@link Cond#SPIN_NANOS}).
          */
-        Cond rewaiting;
+        int rewaiting;
 
         private Node(final MemorySegment words) {
             this.words = words;
