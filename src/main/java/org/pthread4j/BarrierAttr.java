@@ -31,43 +31,8 @@ public record BarrierAttr(boolean pshared, Futex futex) {
     }
 
     /** Builds {@link BarrierAttr}s, with musl's {@code setpshared} check. */
-    public static final class Builder {
-        private boolean pshared;
-        private Futex futex;
-
-        /**
-         * @param pshared whether the barrier is process-shared
-         * @return this
-         */
-        public Builder pshared(final boolean pshared) {
-            this.pshared = pshared;
-            return this;
-        }
-
-        /**
-         * {@code pthread_barrierattr_setpshared}.
-         *
-         * @param pshared 0 (private) or 1 (shared)
-         * @return 0, or EINVAL for another value (the attribute is then unchanged)
-         */
-        public int setPshared(final int pshared) {
-            if (pshared != 0 && pshared != 1) {
-                return Errno.EINVAL;
-            }
-            this.pshared = pshared == 1;
-            return 0;
-        }
-
-        /**
-         * @param futex backend for a private barrier (ignored for a shared one)
-         * @return this
-         */
-        public Builder futex(final Futex futex) {
-            this.futex = futex;
-            return this;
-        }
-
-        /** @return the attributes */
+    public static final class Builder extends PsharedAttrBuilder<BarrierAttr, Builder> {
+        @Override
         public BarrierAttr build() {
             return new BarrierAttr(pshared, futex);
         }

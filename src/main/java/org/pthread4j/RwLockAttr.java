@@ -31,44 +31,8 @@ public record RwLockAttr(boolean pshared, Futex futex) {
     }
 
     /** Builds {@link RwLockAttr}s, with musl's {@code setpshared} check. */
-    public static final class Builder {
-        private boolean pshared;
-        private Futex futex;
-
-        /**
-         * @param pshared whether the lock is process-shared
-         * @return this
-         */
-        public Builder pshared(final boolean pshared) {
-            this.pshared = pshared;
-            return this;
-        }
-
-        /**
-         * {@code pthread_rwlockattr_setpshared}: {@code PTHREAD_PROCESS_PRIVATE} (0) or
-         * {@code PTHREAD_PROCESS_SHARED} (1).
-         *
-         * @param pshared 0 or 1
-         * @return 0, or EINVAL for any other value (the attribute is then unchanged)
-         */
-        public int setPshared(final int pshared) {
-            if (pshared != 0 && pshared != 1) {
-                return Errno.EINVAL;
-            }
-            this.pshared = pshared == 1;
-            return 0;
-        }
-
-        /**
-         * @param futex backend for a private lock (ignored for a process-shared one)
-         * @return this
-         */
-        public Builder futex(final Futex futex) {
-            this.futex = futex;
-            return this;
-        }
-
-        /** @return the attributes */
+    public static final class Builder extends PsharedAttrBuilder<RwLockAttr, Builder> {
+        @Override
         public RwLockAttr build() {
             return new RwLockAttr(pshared, futex);
         }
