@@ -333,8 +333,8 @@ public final class Cond {
     private int privateWait(final Mutex mutex, final int clk, final Timespec deadline, final boolean interruptible) {
         final Node node = Node.current();
         final MemorySegment w = node.words;
-        // No spin for a thread waiting again on the condvar it last returned from without having
-        // released anyone since: a re-check that found its predicate still false (see SPIN_NANOS).
+        // No spin for a thread waiting again on the condvar it last waited on without having
+        // signaled any since: a re-check that found its predicate still false (see SPIN_NANOS).
         final boolean spin = SPIN_NANOS > 0 && node.rewaiting != id;
         node.rewaiting = id;
 
@@ -568,7 +568,7 @@ public final class Cond {
         // A waiter links itself before it unlocks the mutex, so a signaler ordered after that
         // unlock sees a nonzero tail: an empty list needs no lock.
         if (block.getLong(TAIL) == 0) {
-            Node.current().rewaiting = 0;
+            Node.signaled();
             return 0;
         }
         Node self = null;
@@ -612,7 +612,11 @@ public final class Cond {
         if (first != null) {
             release(first);
         }
-        (self != null ? self : Node.current()).rewaiting = 0;
+        if (self != null) {
+            self.rewaiting = 0;
+        } else {
+            Node.signaled();
+        }
         return 0;
     }
 
@@ -770,7 +774,8 @@ public final class Cond {
      * thread waits on one condvar at a time) and by its signals (for the {@code ref} word).
      */
     static final class Node {
-        private static final ThreadLocal<Node> CURRENT = ThreadLocal.withInitial(() -> new Node(Slab.slot()));
+        /** The thread's node, made by its first wait or signal that needs one. */
+        private static final ThreadLocal<Node> CURRENT = new ThreadLocal<>();
 
         /** {@code state}, {@code barrier} and {@code ref}, {@value CondLayout#NODE_SIZE} bytes. */
         final MemorySegment words;
@@ -787,7 +792,7 @@ public final class Cond {
         /** The thread's owner id, as an owner-tracked mutex records it. */
         final int owner;
         /**
-         * The id of the private condvar this thread last returned from a wait on (an id, not a
+         * The id of the private condvar this thread last waited on (an id, not a
          * reference, so that a thread keeps no condvar reachable), or 0, until it signals or
          * broadcasts on any private condvar: a thread that waits on it again before that gains
          * nothing from spinning (see {@link Cond#SPIN_NANOS}).
@@ -800,7 +805,23 @@ public final class Cond {
         }
 
         static Node current() {
-            return CURRENT.get();
+            Node n = CURRENT.get();
+            if (n == null) {
+                n = new Node(Slab.slot());
+                CURRENT.set(n);
+            }
+            return n;
+        }
+
+        /**
+         * Records that the calling thread signaled or broadcast, for the spin's re-wait rule,
+         * without giving a node to a thread that only ever signals.
+         */
+        static void signaled() {
+            final Node n = CURRENT.get();
+            if (n != null) {
+                n.rewaiting = 0;
+            }
         }
 
         void clearLinks() {

@@ -24,7 +24,9 @@ import static org.pthread4j.RwLockLayout.WRITE_LOCKED;
  * <p>Everything lives in the lock word {@code _rw_lock}. Its low 31 bits count the holders: 0
  * is free, 1 to 0x7ffffffe are that many readers, and 0x7fffffff means one writer. Bit 31 says
  * "someone may be asleep on this word". A second word, {@code _rw_waiters}, counts the threads
- * inside a futex wait; it steers spinning and tells an unlock whether to wake.
+ * inside a futex wait; it steers spinning, and under musl's wake rule (process-shared rwlocks)
+ * tells an unlock whether to wake; private rwlocks wake by bit 31 alone (see "Differences from
+ * musl").
  *
  * <p>A reader takes the lock by CAS of the word to word+1 whenever the count is not
  * 0x7fffffff, even when writers wait: <em>reader preference</em>. musl chose it (commit
