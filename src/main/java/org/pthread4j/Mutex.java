@@ -64,6 +64,15 @@ import java.util.Objects;
  *     thread is on its way to put it back. Process-shared and robust mutexes keep musl's rule,
  *     because a musl C process may share the word; {@value #COUNT_WAKES_PROPERTY}{@code =true}
  *     gives it to private ones too.</li>
+ * <li><b>Sleeping on a busy word</b> (bit rule). A sleeper does not wait on the exact value it
+ *     saw: a word that changes at every lock and unlock of the running threads would turn that
+ *     wait away again and again (measured: most waits of 4 threads on 2 cores returned at once).
+ *     It calls {@link Futex#setBitWait}: set bit 31 into whatever busy value the word holds and
+ *     sleep, atomically on the parking backend. A thread that has not slept in this lock also
+ *     <em>joins</em> sleepers already queued there, whatever the word holds, as a newcomer to a
+ *     {@code java.util.concurrent} lock parks behind its queue; a woken thread never joins, it
+ *     re-arms the bit (the wake chain above), which is what makes joining safe. The kernel
+ *     backends compose the call from a CAS and an exact-value wait and cannot join.</li>
  * <li><b>Destroy after unlock.</b> Unlock reads everything it needs before its releasing
  *     swap and afterwards touches nothing but the futex wake, which never reads the memory;
  *     so another thread may lock, unlock, destroy and free the mutex the moment the swap
@@ -137,9 +146,11 @@ import java.util.Objects;
  * <h2>Differences from musl</h2>
  * <ul>
  * <li>Priority inheritance (type bit 8) is not supported; {@link #attach} refuses it.</li>
- * <li>Process-private mutexes wake by the bit rule (above). With seed 000's stress at 4
- *     threads on 2 cores it gave 0.26-0.36x {@code ReentrantLock}'s throughput where musl's
- *     rule gave 0.16-0.17x ({@code ./pthread4j bench lock --threads 2,4}, same runs).</li>
+ * <li>Process-private mutexes wake by the bit rule and sleep by set-bit-and-wait (above). With
+ *     seed 000's stress at 4 threads on 2 cores the bit rule gave 0.26-0.36x
+ *     {@code ReentrantLock}'s throughput where musl's rule gave 0.16-0.17x
+ *     ({@code ./pthread4j bench lock --threads 2,4}, same runs); joining the queue on the
+ *     parking backend raised it to 0.6-0.7x ({@code MutexBenchmark -t 4}).</li>
  * <li>An unlock that makes a robust mutex unrecoverable wakes every sleeper (musl wakes one,
  *     which leaves the others asleep for ever); each then returns ENOTRECOVERABLE.</li>
  * <li>{@link #timedlock(int, Timespec, boolean)} takes a clock and can be interruptible.</li>
@@ -436,7 +447,17 @@ public final class Mutex {
             // FUTEX_SET_WAIT), which backends without it compose from exactly that CAS and wait;
             // the parking backend sets the bit and queues the sleeper under its bucket lock, so
             // an unlock that sees the bit always finds the sleeper to wake.
-            final int e = futex.setWait(seg, LOCK, r, r | WAITERS_BIT, priv, clock, abs, interruptible);
+            //
+            // Bit rule: the sleep sets the bit in whatever busy value the word holds by then (a
+            // word that changes at every lock and unlock of the running threads would turn an
+            // exact-value sleep away again and again), and a thread that has not slept joins the
+            // sleepers already queued, whatever the word holds, as a newcomer to
+            // java.util.concurrent's locks parks behind their queue. The wake chain that makes
+            // joining safe: each woken thread re-arms the bit, by acquiring (trylock's mark) or
+            // by going back to sleep (never joining), so while any sleeper is counted, one is
+            // woken after another.
+            final int e = countWakes ? futex.setWait(seg, LOCK, r, r | WAITERS_BIT, priv, clock, abs, interruptible)
+                : futex.setBitWait(seg, LOCK, WAITERS_BIT, 1, !slept, priv, clock, abs, interruptible);
             INT.getAndAdd(seg, WAITERS, -1);
             if (e == Errno.ETIMEDOUT || e == Errno.EINVAL || (e == Errno.EINTR && interruptible)) {
                 // Bit rule: this thread may have taken the wake meant to carry bit 31 to the

@@ -283,7 +283,7 @@ public final class RwLock {
             if (val == 0 || (val & COUNT_MASK) != WRITE_LOCKED) {
                 continue;
             }
-            r = sleep(val, clock, at, interruptible);
+            r = sleep(val, WRITE_LOCKED, slept, clock, at, interruptible);
             if (r != 0) {
                 return leave(r);
             }
@@ -358,7 +358,7 @@ public final class RwLock {
             if (val == 0) {
                 continue;
             }
-            r = sleep(val, clock, at, interruptible);
+            r = sleep(val, 1, slept, clock, at, interruptible);
             if (r != 0) {
                 return leave(r);
             }
@@ -369,18 +369,22 @@ public final class RwLock {
 
     /**
      * One sleep of a reader or writer that saw {@code val}: count in, set bit 31, sleep on the
-     * word with the bit, count out.
+     * word with the bit, count out. Under the bit rule the sleep is a set-bit-and-wait on any
+     * value of at least {@code busy} (a writer waits out any holder, a reader a writer), and a
+     * thread that has not slept joins the sleepers already queued, as a {@link Mutex} sleeper
+     * does (see {@code Mutex.lockSlow}); a woken one re-arms the bit instead.
      *
      * @return 0 to retry (woken, spurious, or the word changed), else ETIMEDOUT/EINVAL/EINTR
      */
-    private int sleep(final int val, final int clock, final Timespec at, final boolean interruptible) {
-        final int t = val | WAITERS_BIT;
+    private int sleep(final int val, final int busy, final boolean slept, final int clock, final Timespec at,
+                      final boolean interruptible) {
         block.getAndAdd(WAITERS, 1);
         final int r;
         try {
-            // musl: a_cas(val -> t), then wait on t; one set-and-wait here (seed 000), atomic on
-            // the parking backend (see Mutex.lockSlow).
-            r = futex.setWait(seg, LOCK, val, t, priv, clock, at, interruptible);
+            // musl: a_cas(val -> val | bit), then wait on that; one set-and-wait here (seed 000),
+            // atomic on the parking backend (see Mutex.lockSlow).
+            r = countWakes ? futex.setWait(seg, LOCK, val, val | WAITERS_BIT, priv, clock, at, interruptible)
+                : futex.setBitWait(seg, LOCK, WAITERS_BIT, busy, !slept, priv, clock, at, interruptible);
         } finally {
             block.getAndAdd(WAITERS, -1);
         }

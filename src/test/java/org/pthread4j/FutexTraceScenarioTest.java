@@ -108,13 +108,14 @@ class FutexTraceScenarioTest {
     }
 
     /**
-     * A locker's sleep on a mutex or rwlock word that held {@code seen}: the parking backend's atomic
-     * set-and-wait (recorded with the value it replaced), or the CAS of bit 31 and a wait on the
-     * value with the bit (the kernel backends record the wait only).
+     * A first sleep on a private mutex or rwlock word that held {@code seen}: the parking backend's
+     * set-bit-and-wait that may join queued sleepers (recorded with the bit), or the CAS of bit 31
+     * and a wait on the value with the bit.
      */
     static void assertMutexSleep(final Futex futex, final FutexTrace.Event e, final long address, final int seen) {
         if (futex instanceof ParkingFutex) {
-            assertEvent(e, "set_wait", address, seen, 0);
+            assertEvent(e, "set_bit_wait_join", address, MutexLayout.WAITERS_BIT, 0);
+            assertEquals(0, e.address2(), e.toString());
         } else {
             assertEvent(e, "wait", address, seen | MutexLayout.WAITERS_BIT, 0);
         }

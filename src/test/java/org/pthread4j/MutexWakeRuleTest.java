@@ -118,6 +118,93 @@ class MutexWakeRuleTest {
     }
 
     /**
+     * The parking backend lets a thread that has not slept join the sleepers already queued,
+     * whatever the word holds; a woken thread must not. Two sleepers (the second joined behind
+     * the first); the unlock wakes the first, and before it runs the unlocker relocks through
+     * the fast path, dropping bit 31. The woken thread fails its trylock and must go back to
+     * sleep by setting the bit again, or the next unlock wakes nobody and both sleep for ever.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.pthread4j.MutexTestSupport#kinds")
+    void aWokenSleeperThatFailsReArmsTheBitInsteadOfJoining(final int kind) throws Exception {
+        final HoldsWhenWoken futex = new HoldsWhenWoken(org.pthread4j.futex.Futexes.parking());
+        try (Memory mem = memory()) {
+            final Mutex m = new Mutex(block(mem, 0), MutexAttr.builder().type(kind).futex(futex).build());
+            final long word = m.block().address(MutexLayout.LOCK);
+            assertEquals(0, m.lock());
+            final CompletableFuture<Integer>[] done = new CompletableFuture[2];
+            final Thread[] threads = new Thread[2];
+            for (int i = 0; i < 2; i++) {
+                final CompletableFuture<Integer> f = new CompletableFuture<>();
+                done[i] = f;
+                threads[i] = Thread.ofPlatform().daemon().unstarted(() -> {
+                    final int r = m.lock();
+                    f.complete(r != 0 ? r : m.unlock());
+                });
+                if (i == 0) {
+                    futex.target = threads[0];
+                }
+                threads[i].start();
+                MutexTestSupport.awaitWaiters(m, i + 1);
+                Sleepers.awaitAsleep(threads[i], 0, word, LIVENESS);
+            }
+            assertEquals(0, m.unlock());
+            assertTrue(futex.woken.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "first sleeper not woken: " + m);
+            assertEquals(0, m.lock(), "relock through the fast path: no bit");
+            assertEquals(0, m.block().get(MutexLayout.LOCK) & MutexLayout.WAITERS_BIT);
+            futex.relocked.countDown();
+            final long end = System.nanoTime() + LIVENESS.toNanos();
+            while (!futex.backAsleep || !Sleepers.isAsleep(threads[0], 0, word)) {
+                assertTrue(System.nanoTime() < end, "the woken thread did not sleep again: " + m);
+                Thread.onSpinWait();
+            }
+            assertEquals(MutexLayout.WAITERS_BIT, m.block().get(MutexLayout.LOCK) & MutexLayout.WAITERS_BIT,
+                "the woken thread went back to sleep without re-arming bit 31: " + m);
+            assertEquals(0, m.unlock());
+            assertEquals(0, done[0].get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "stranded: " + m);
+            assertEquals(0, done[1].get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "stranded: " + m);
+            assertEquals(Mutex.State.FREE, m.state());
+            assertEquals(0, m.waiterCount());
+        }
+    }
+
+    /**
+     * A backend that forwards set-bit-and-wait to the parking backend (so joining happens), and,
+     * for one target thread, holds it after its first wake until the test says go, then records
+     * its next call.
+     */
+    static final class HoldsWhenWoken extends ForwardingFutex {
+        volatile Thread target;
+        volatile boolean backAsleep;
+        final CountDownLatch woken = new CountDownLatch(1);
+        final CountDownLatch relocked = new CountDownLatch(1);
+
+        HoldsWhenWoken(final Futex delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public int setBitWait(final MemorySegment seg, final long off, final int bit, final int busy, final boolean join,
+                              final boolean priv, final int clock, final Timespec deadline, final boolean interruptible) {
+            if (Thread.currentThread() != target) {
+                return delegate.setBitWait(seg, off, bit, busy, join, priv, clock, deadline, interruptible);
+            }
+            if (woken.getCount() == 0) {
+                backAsleep = true;
+                return delegate.setBitWait(seg, off, bit, busy, join, priv, clock, deadline, interruptible);
+            }
+            final int r = delegate.setBitWait(seg, off, bit, busy, join, priv, clock, deadline, interruptible);
+            woken.countDown();
+            try {
+                relocked.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return r;
+        }
+    }
+
+    /**
      * A backend whose timed waits, for one target thread, ignore the deadline, and when woken hold
      * the thread until the test says go, then report ETIMEDOUT: a timeout that raced a wake and won.
      */

@@ -186,4 +186,39 @@ public class FutexWakeupTest {
             }
         }
     }
+
+    @JCStressTest(Mode.Termination)
+    @Description("Parking backend, set-bit-and-wait (seed 000 for lock words): the waiter sets bit 31 into"
+        + " whatever busy value the word holds and sleeps; the unlocker first moves the word to another"
+        + " busy value (a new holder), then releases it and wakes if the swap returned the bit. The"
+        + " waiter must terminate.")
+    @Outcome(id = "TERMINATED", expect = ACCEPTABLE, desc = "woken, or never slept")
+    @Outcome(id = "STALE", expect = FORBIDDEN, desc = "lost wakeup")
+    @State
+    public static class ParkingSetBitWait extends Base {
+        public ParkingSetBitWait() {
+            super(Futexes.parking());
+            Block.INT.setVolatile(word, 0L, 5); // held by "5"
+        }
+
+        @Actor
+        public void waiter() {
+            while (((int) Block.INT.getVolatile(word, 0L) & 0x7fffffff) != 0) {
+                futex.setBitWait(word, 0, 0x80000000, 1, false, true, org.pthread4j.Timespec.CLOCK_MONOTONIC, null,
+                    false);
+            }
+        }
+
+        @Signal
+        public void waker() {
+            // the holder hands the lock to "7" keeping the bit, then "7" unlocks
+            int v;
+            do {
+                v = (int) Block.INT.getVolatile(word, 0L);
+            } while ((int) Block.INT.compareAndExchange(word, 0L, v, 7 | (v & 0x80000000)) != v);
+            if ((int) Block.INT.getAndSet(word, 0L, 0) < 0) {
+                futex.wake(word, 0, 1, true);
+            }
+        }
+    }
 }

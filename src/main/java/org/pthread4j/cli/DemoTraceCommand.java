@@ -183,8 +183,9 @@ public final class DemoTraceCommand {
             t.expect(0, t1.call(m::lock), "lock");
             t.events();
             t.step("T2: lock()  -- the CAS fails; T2 spins (at most 100 times, only while nobody sleeps),\n"
-                + "      counts itself in _m_waiters, sets bit 31 of _m_lock and sleeps on the exact value (the parking\n"
-                + "      backend does both in one set_wait under its bucket lock; the kernel ones CAS, then wait)");
+                + "      counts itself in _m_waiters, sets bit 31 of _m_lock and sleeps (the parking backend does both\n"
+                + "      in one set_bit_wait_join under its bucket lock, joining any sleepers already queued; the kernel\n"
+                + "      ones CAS, then wait on the exact value)");
             final Future<Integer> t2lock = t2.start(m::lock);
             t.awaitAsleep(t2, lock, () -> b.get(MutexLayout.WAITERS) == 1);
             words.run();
@@ -545,6 +546,11 @@ public final class DemoTraceCommand {
             final String args;
             final String result;
             switch (e.op()) {
+                case "set_bit_wait", "set_bit_wait_join" -> {
+                    args = word(e.address()) + String.format(" bit=0x%08x", (int) e.value());
+                    result = e.result() == 0 ? "0 (woken)"
+                        : e.result() == Errno.EAGAIN ? "EAGAIN (the word was free: no sleep)" : Errno.name(e.result());
+                }
                 case "wait", "set_wait" -> {
                     args = word(e.address()) + String.format(" val=0x%08x", (int) e.value());
                     result = e.result() == 0 ? "0 (woken)"

@@ -126,6 +126,43 @@ public interface Futex {
     }
 
     /**
+     * Set-bit-and-wait: seed 000's {@code FUTEX_SET_WAIT} for a lock word that changes while
+     * it stays busy. If the word, {@code bit} aside, is at least {@code busy} (unsigned), set
+     * {@code bit} in it (whatever its other bits hold by then) and sleep, atomically with
+     * respect to wakers; otherwise return EAGAIN at once. The sleep is not turned away because
+     * the holder changed or the word moved between two busy values.
+     *
+     * <p>With {@code join}, a caller that finds other threads already asleep on the word sleeps
+     * behind them whatever the word holds, and leaves it untouched: the lock's protocol must
+     * then guarantee that while any sleeper is counted, one of them is woken after another
+     * (the mutex's wake chain: a woken thread re-arms the bit whether it acquires or not). Only
+     * a thread that has not taken a wake may join; a woken one must re-arm.
+     *
+     * <p>A backend without the atomic operation (the kernel) composes it from a read, a CAS
+     * and a wait on the value set, which returns EAGAIN when the word moves before the sleep,
+     * and ignores {@code join}: it cannot see who sleeps.
+     *
+     * @param seg           the segment holding the word
+     * @param off           the word's offset
+     * @param bit           the waiters bit to set
+     * @param busy          the least value, {@code bit} aside, that keeps the caller waiting
+     * @param join          whether to sleep behind threads already asleep on the word
+     * @param priv          whether the word is process-private
+     * @param clock         clock of the deadline
+     * @param deadline      absolute deadline, or {@code null}
+     * @param interruptible whether an interrupt ends the wait
+     * @return 0, EAGAIN (the word was not busy, or moved before the sleep), ETIMEDOUT, EINTR or EINVAL
+     */
+    default int setBitWait(final MemorySegment seg, final long off, final int bit, final int busy, final boolean join,
+                           final boolean priv, final int clock, final Timespec deadline, final boolean interruptible) {
+        final int seen = (int) org.pthread4j.memory.Block.INT.getVolatile(seg, off);
+        if (Integer.compareUnsigned(seen & ~bit, busy) < 0) {
+            return org.pthread4j.Errno.EAGAIN;
+        }
+        return setWait(seg, off, seen, seen | bit, priv, clock, deadline, interruptible);
+    }
+
+    /**
      * Swap (seed 003's {@code FUTEX_SWAP}): wake one waiter of the second word and sleep on the
      * first while it holds {@code val}, in one call. A backend without the operation issues a
      * wake and then a wait.

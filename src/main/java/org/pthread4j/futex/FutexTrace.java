@@ -36,11 +36,12 @@ public final class FutexTrace {
      * @param thread   the calling thread's name
      * @param backend  the backend's name
      * @param op       {@code wait}, {@code wake}, {@code requeue}, {@code cmp_requeue}, and on the parking
-     *                 backend {@code set_wait} and {@code swap} (the kernel backend composes those two
-     *                 from a CAS, a wake and a wait, and records the wait and the wake)
+     *                 backend {@code set_wait}, {@code set_bit_wait}, {@code set_bit_wait_join} and
+     *                 {@code swap} (the kernel backend composes those from a read or CAS, a wake and a
+     *                 wait, and records the wait and the wake)
      * @param address  the word's address
      * @param priv     the private flag the caller asked for
-     * @param value    the expected value (waits) or the count (wakes)
+     * @param value    the expected value (waits), the bit (set-bit waits) or the count (wakes)
      * @param address2 the second word (requeue, swap), or 0
      * @param result   what the operation returned (errno for waits, count or -errno otherwise)
      */
@@ -48,7 +49,7 @@ public final class FutexTrace {
                         long value, long address2, int result) {
         /** @return the event as one timeline line, times relative to {@code origin} */
         String format(final long origin) {
-            final String res = op.equals("wait") || op.equals("set_wait") || op.equals("swap")
+            final String res = op.equals("wait") || op.startsWith("set_") || op.equals("swap")
                 ? Errno.name(result) : (result < 0 ? Errno.name(result) : Integer.toString(result));
             return String.format("%10.3f us  %-14s %-8s %-12s word=%#x%s val=%d -> %s",
                 (nanos - origin) / 1e3, thread, backend, op + (priv ? "" : "(shared)"), address,

@@ -124,7 +124,7 @@ public final class ParkingFutex implements Futex {
     @Override
     public int timedWait(final MemorySegment seg, final long off, final int val, final boolean priv, final int clock,
                          final Timespec deadline, final boolean interruptible) {
-        final int r = sleep(seg, off, val, val, false, priv, clock, deadline, interruptible, null, 0);
+        final int r = sleep(seg, off, val, val, WAIT, priv, clock, deadline, interruptible, null, 0);
         FutexTrace.record(this, "wait", seg.address() + off, priv, val, 0, r);
         return r;
     }
@@ -132,24 +132,40 @@ public final class ParkingFutex implements Futex {
     @Override
     public int setWait(final MemorySegment seg, final long off, final int val, final int val2, final boolean priv,
                        final int clock, final Timespec deadline, final boolean interruptible) {
-        final int r = sleep(seg, off, val, val2, true, priv, clock, deadline, interruptible, null, 0);
+        final int r = sleep(seg, off, val, val2, SET, priv, clock, deadline, interruptible, null, 0);
         FutexTrace.record(this, "set_wait", seg.address() + off, priv, val, 0, r);
+        return r;
+    }
+
+    @Override
+    public int setBitWait(final MemorySegment seg, final long off, final int bit, final int busy, final boolean join,
+                          final boolean priv, final int clock, final Timespec deadline, final boolean interruptible) {
+        final int r = sleep(seg, off, bit, busy, join ? JOIN : BIT, priv, clock, deadline, interruptible, null, 0);
+        FutexTrace.record(this, join ? "set_bit_wait_join" : "set_bit_wait", seg.address() + off, priv, bit, 0, r);
         return r;
     }
 
     @Override
     public int swap(final MemorySegment seg, final long off, final int val, final MemorySegment wakeSeg,
                     final long wakeOff, final boolean priv) {
-        final int r = sleep(seg, off, val, val, false, priv, Timespec.CLOCK_MONOTONIC, null, false, wakeSeg, wakeOff);
+        final int r = sleep(seg, off, val, val, WAIT, priv, Timespec.CLOCK_MONOTONIC, null, false, wakeSeg, wakeOff);
         FutexTrace.record(this, "swap", seg.address() + off, priv, val, wakeSeg.address() + wakeOff, r);
         return r;
     }
 
     /**
-     * The one sleeping path: compare (or compare-and-set) and enqueue under the bucket lock;
-     * then, for a swap, wake the partner; then park until woken, timed out or interrupted.
+     * {@link #sleep} modes: compare; compare-and-set {@code val} to {@code val2}; set bit
+     * {@code val} while the word is at least {@code val2}; the same, or join the sleepers already
+     * queued on the word.
      */
-    private int sleep(final MemorySegment seg, final long off, final int val, final int val2, final boolean set,
+    private static final int WAIT = 0, SET = 1, BIT = 2, JOIN = 3;
+
+    /**
+     * The one sleeping path: compare (or compare-and-set, or set a bit) and enqueue under the
+     * bucket lock; then, for a swap, wake the partner; then park until woken, timed out or
+     * interrupted. In mode {@link #BIT}, {@code val} is the bit and {@code val2} the least busy value.
+     */
+    private int sleep(final MemorySegment seg, final long off, final int val, final int val2, final int mode,
                       final boolean priv, final int clock, final Timespec deadline, final boolean interruptible,
                       final MemorySegment wakeSeg, final long wakeOff) {
         if (!priv) {
@@ -163,7 +179,7 @@ public final class ParkingFutex implements Futex {
         if (interruptible && Thread.currentThread().isInterrupted()) {
             return Errno.EINTR;
         }
-        if (seen != val && (!set || seen != val2)) {
+        if (!admits(mode, seen, val, val2) && (mode != JOIN || bucketOf(seg.address() + off).waiters == 0)) {
             if (wakeSeg != null) {
                 doWake(wakeSeg, wakeOff, 1, true);
             }
@@ -177,13 +193,15 @@ public final class ParkingFutex implements Futex {
             // Count first, then read the word: with the waker's "write word, then read count"
             // (both volatile) one side always sees the other, so a wake is never skipped.
             b.waiters = b.waiters + 1;
-            final int now;
-            if (set) {
-                now = (int) Block.INT.compareAndExchange(seg, off, val, val2);
+            final boolean admitted;
+            if (mode >= BIT) {
+                admitted = mode == JOIN && queued(b, key) || setBit(seg, off, val, val2);
+            } else if (mode == SET) {
+                admitted = admits(SET, (int) Block.INT.compareAndExchange(seg, off, val, val2), val, val2);
             } else {
-                now = (int) Block.INT.getVolatile(seg, off);
+                admitted = (int) Block.INT.getVolatile(seg, off) == val;
             }
-            if (now != val && (!set || now != val2)) {
+            if (!admitted) {
                 b.waiters = b.waiters - 1;
                 if (wakeSeg == null) {
                     return Errno.EAGAIN;
@@ -201,6 +219,41 @@ public final class ParkingFutex implements Futex {
             }
         }
         return park(w, clock, deadline, interruptible);
+    }
+
+    /** Whether a thread sleeps on {@code key}; under the bucket lock. */
+    private static boolean queued(final Bucket b, final long key) {
+        for (Waiter w = b.head; w != null; w = w.next) {
+            if (w.key == key) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether a word holding {@code seen} lets the caller sleep in {@code mode}. */
+    private static boolean admits(final int mode, final int seen, final int val, final int val2) {
+        return switch (mode) {
+            case BIT, JOIN -> Integer.compareUnsigned(seen & ~val, val2) >= 0;
+            case SET -> seen == val || seen == val2;
+            default -> seen == val;
+        };
+    }
+
+    /** Under the bucket lock: sets {@code bit} while the word stays busy; false once it is not. */
+    private static boolean setBit(final MemorySegment seg, final long off, final int bit, final int busy) {
+        int v = (int) Block.INT.getVolatile(seg, off);
+        while (admits(BIT, v, bit, busy)) {
+            if ((v & bit) != 0) {
+                return true;
+            }
+            final int x = (int) Block.INT.compareAndExchange(seg, off, v, v | bit);
+            if (x == v) {
+                return true;
+            }
+            v = x;
+        }
+        return false;
     }
 
     private int park(final Waiter w, final int clock, final Timespec deadline, final boolean interruptible) {

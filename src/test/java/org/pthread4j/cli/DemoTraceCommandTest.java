@@ -57,10 +57,10 @@ class DemoTraceCommandTest {
             "the uncontended lock must show no futex call:\n" + mutex);
         assertTrue(mutex.contains("_m_lock = 0x80000010 (locked, waiters bit set), _m_waiters = 1"), mutex);
         assertEquals(1, count(mutex, "T1\\s+wake\\s+m\\._m_lock n=1\\s+-> 1 woken"), mutex);
-        // The parking backend sets the bit and sleeps in one set_wait (recorded with the value it
-        // replaced); the kernel backends CAS the bit, then wait on the value with it.
+        // The parking backend sets the bit and sleeps in one set_bit_wait_join (recorded with the
+        // bit); the kernel backends CAS the bit, then wait on the value with it.
         assertEquals(1, count(mutex, futex instanceof org.pthread4j.futex.ParkingFutex
-            ? "T2\\s+set_wait\\s+m\\._m_lock val=0x00000010\\s+-> 0 \\(woken\\)"
+            ? "T2\\s+set_bit_wait_join\\s+m\\._m_lock bit=0x80000000\\s+-> 0 \\(woken\\)"
             : "T2\\s+wait\\s+m\\._m_lock val=0x80000010\\s+-> 0 \\(woken\\)"), mutex);
         assertEquals(2, count(mutex, EVENT), "exactly two futex calls:\n" + mutex);
 

@@ -108,6 +108,53 @@ class ParkingFutexTest {
         assertThrows(IllegalArgumentException.class, () -> ParkingFutex.create(0, false));
     }
 
+    /**
+     * Set-bit-and-wait: turned away only by a word that is not busy; on a busy word it sets the
+     * bit into whatever value the word holds and sleeps; with {@code join} it sleeps behind a
+     * thread already asleep on the word even while the word is free, and leaves the word alone.
+     */
+    @Test
+    void setBitWaitSleepsOnAnyBusyValueAndJoinsQueuedSleepers() throws Exception {
+        final ParkingFutex futex = ParkingFutex.create(16, false);
+        final int bit = 0x80000000;
+        try (Memory m = Memory.allocate(64)) {
+            final java.lang.foreign.MemorySegment s = m.segment();
+            final java.util.function.IntUnaryOperator attempt = join ->
+                futex.setBitWait(s, 0, bit, 2, join != 0, true, org.pthread4j.Timespec.CLOCK_MONOTONIC,
+                    org.pthread4j.Timespec.ofNanos(0), false);
+            m.block(0, 4, 4).set(0, 1);
+            assertEquals(Errno.EAGAIN, attempt.applyAsInt(0), "1 is below the busy threshold 2");
+            assertEquals(Errno.EAGAIN, attempt.applyAsInt(1), "nobody to join: the word decides");
+            assertEquals(1, m.block(0, 4, 4).get(0), "a refused sleep leaves the word alone");
+            m.block(0, 4, 4).set(0, 5);
+            assertEquals(Errno.ETIMEDOUT, attempt.applyAsInt(0), "busy: admitted, then the past deadline");
+            assertEquals(5 | bit, m.block(0, 4, 4).get(0), "the bit was set into the busy value");
+
+            // A thread asleep on the word (a plain wait on 0), then the word free: a joiner sleeps
+            // behind it, a non-joiner is turned away.
+            m.block(0, 4, 4).set(0, 0);
+            final CountDownLatch done = new CountDownLatch(2);
+            final Thread first = Thread.ofPlatform().start(() -> {
+                futex.wait(s, 0, 0, true);
+                done.countDown();
+            });
+            Sleepers.awaitAsleep(first, 0, 0, LIVENESS);
+            assertEquals(Errno.EAGAIN, attempt.applyAsInt(0), "free and not joining");
+            final Thread joiner = Thread.ofPlatform().start(() -> {
+                futex.setBitWait(s, 0, bit, 1, true, true, org.pthread4j.Timespec.CLOCK_MONOTONIC, null, false);
+                done.countDown();
+            });
+            final long end = System.nanoTime() + LIVENESS.toNanos();
+            while (joiner.getState() != Thread.State.WAITING) {
+                assertTrue(System.nanoTime() < end, "the joiner did not sleep");
+                Thread.onSpinWait();
+            }
+            assertEquals(0, m.block(0, 4, 4).get(0), "joining sets no bit");
+            assertEquals(2, futex.wake(s, 0, -1, true), "both sleep on the word");
+            assertTrue(done.await(LIVENESS.toSeconds(), TimeUnit.SECONDS));
+        }
+    }
+
     @Test
     void sharedWordsAreRefused() {
         try (Memory m = Memory.allocate(64)) {
