@@ -7,6 +7,7 @@ module org.pthread4j {
     requires static HdrHistogram;
     requires static org.jfree.jfreechart;
     requires static java.desktop;
+    requires static java.management;
 
     exports org.pthread4j;
     exports org.pthread4j.memory;

@@ -7,6 +7,7 @@ import org.pthread4j.cli.bench.Progress;
 import org.pthread4j.cli.bench.Report;
 import org.pthread4j.cli.bench.Row;
 import org.pthread4j.cli.bench.Settings;
+import org.pthread4j.cli.bench.ChildJvm;
 import org.pthread4j.cli.bench.Workload;
 import org.pthread4j.cli.workload.Workloads;
 import picocli.CommandLine.Command;
@@ -39,6 +40,9 @@ import java.util.concurrent.Callable;
             + "LockSupport or C) measured in the same run.",
         "",
         "Without WORKLOAD every workload runs, in quick mode unless --full is given.",
+        "When more than one workload is selected, each runs in a JVM of its own (started with this JVM's "
+            + "options), so that no workload's figures carry the JIT profiles another one left in shared "
+            + "code; --same-jvm runs them all in this one.",
         "A progress line is shown on standard error when the JVM has a terminal."},
     footer = {"", "Exit status: 0 done, 1 a case failed, 2 bad command line, 3 a case hung."})
 public final class BenchCommand implements Callable<Integer> {
@@ -101,7 +105,15 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--list", order = 7, description = "List the workloads and exit.")
     private boolean list;
 
-    @Option(names = {"-h", "--help"}, order = 8, usageHelp = true, description = "Show this help and exit.")
+    @Option(names = "--same-jvm", order = 8, description = "Run every selected workload in this JVM instead of one "
+        + "child JVM per workload.")
+    private boolean sameJvm;
+
+    /** Child mode: run the one selected workload and write its rows to this file, print no table. */
+    @Option(names = "--rows-to", hidden = true, paramLabel = "FILE")
+    private Path rowsTo;
+
+    @Option(names = {"-h", "--help"}, order = 9, usageHelp = true, description = "Show this help and exit.")
     private boolean help;
 
     /** Creates the command; picocli instantiates it. */
@@ -138,6 +150,11 @@ public final class BenchCommand implements Callable<Integer> {
         final List<Workload> selected = select();
         final Path home = Path.of(System.getProperty("pthread4j.home", System.getProperty("user.dir")));
         final Settings settings = Settings.of(full, runs, threads, home);
+        if (rowsTo != null) {
+            final List<Row> rows = new Harness(settings, Progress.forTerminal(), err).run(selected);
+            ChildJvm.writeRows(rowsTo, rows);
+            return failed(rows) ? 1 : 0;
+        }
         out.printf(Locale.ROOT, "pthread4j bench, %s mode: %d runs per figure, %d ms each after a %d ms warm-up; "
                 + "%s %s, %d CPUs, Java %s%n",
             full ? "full" : "quick", settings.runs(), settings.trialNanos() / 1_000_000,
@@ -145,7 +162,27 @@ public final class BenchCommand implements Callable<Integer> {
             Runtime.getRuntime().availableProcessors(), Runtime.version());
         out.flush();
         final long t0 = System.nanoTime();
-        final List<Row> rows = new Harness(settings, Progress.forTerminal(), err).run(selected);
+        final List<Row> rows;
+        if (selected.size() > 1 && !sameJvm) {
+            rows = new ArrayList<>();
+            for (final Workload w : selected) {
+                final ChildJvm.Result r = ChildJvm.run(w.name(), childOptions());
+                rows.addAll(r.rows());
+                if (r.exitCode() == ChildJvm.HUNG) {
+                    Report.print(out, rows, descriptions(selected));
+                    out.flush();
+                    return ChildJvm.HUNG;
+                }
+                if (r.rows().isEmpty()) {
+                    err.println("bench: workload " + w.name() + " produced no rows (its JVM exited with status "
+                        + r.exitCode() + ")");
+                    err.flush();
+                    return 1;
+                }
+            }
+        } else {
+            rows = new Harness(settings, Progress.forTerminal(), err).run(selected);
+        }
         final Map<String, String> descriptions = new LinkedHashMap<>();
         for (final Workload w : selected) {
             descriptions.put(w.name(), w.description());
@@ -166,12 +203,41 @@ public final class BenchCommand implements Callable<Integer> {
             out.println("wrote " + files.size() + " charts into " + chart);
         }
         out.flush();
+        return failed(rows) ? 1 : 0;
+    }
+
+    private static boolean failed(final List<Row> rows) {
         for (final Row r : rows) {
             if (r.note() != null && r.note().startsWith("failed")) {
-                return 1;
+                return true;
             }
         }
-        return 0;
+        return false;
+    }
+
+    private static Map<String, String> descriptions(final List<Workload> selected) {
+        final Map<String, String> d = new LinkedHashMap<>();
+        for (final Workload w : selected) {
+            d.put(w.name(), w.description());
+        }
+        return d;
+    }
+
+    /** @return the options a child JVM repeats: mode, runs and thread counts */
+    private List<String> childOptions() {
+        final List<String> o = new ArrayList<>();
+        if (full) {
+            o.add("--full");
+        }
+        if (runs > 0) {
+            o.add("--runs");
+            o.add(Integer.toString(runs));
+        }
+        if (threads != null) {
+            o.add("--threads");
+            o.add(String.join(",", threads.stream().map(String::valueOf).toList()));
+        }
+        return o;
     }
 
     private List<Workload> select() {

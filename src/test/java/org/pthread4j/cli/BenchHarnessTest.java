@@ -2,6 +2,7 @@ package org.pthread4j.cli;
 
 import org.junit.jupiter.api.Test;
 import org.pthread4j.cli.bench.Case;
+import org.pthread4j.cli.bench.ChildJvm;
 import org.pthread4j.cli.bench.Fixture;
 import org.pthread4j.cli.bench.Group;
 import org.pthread4j.cli.bench.Harness;
@@ -199,6 +200,34 @@ class BenchHarnessTest {
         final StringWriter err = new StringWriter();
         final int code = Main.run(args, new PrintWriter(out), new PrintWriter(err));
         return new Result(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void rowsComeBackFromAChildsFileAndNothingElseIsRead(@org.junit.jupiter.api.io.TempDir final Path dir)
+        throws Exception {
+        final Row row = new Row("lock", "stress", "Mutex", "parking", 4, "Kiter/s", true,
+            Stats.of(new double[] {1, 2, 3}), 0.5, "ReentrantLock (j.u.c)", new double[] {1, 2, 3}, null);
+        final Path file = dir.resolve("rows");
+        ChildJvm.writeRows(file, List.of(row));
+        final List<Row> back = ChildJvm.readRows(file);
+        assertEquals(1, back.size());
+        assertEquals(row.label(), back.getFirst().label());
+        assertEquals(row.stats(), back.getFirst().stats());
+        assertEquals(4, back.getFirst().threads());
+        assertTrue(java.util.Arrays.equals(row.samples(), back.getFirst().samples()));
+
+        final Path other = dir.resolve("other");
+        try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(java.nio.file.Files.newOutputStream(other))) {
+            out.writeObject(new java.util.ArrayList<>(List.of(new java.util.HashMap<String, String>())));
+        }
+        org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class, () -> ChildJvm.readRows(other));
+    }
+
+    @Test
+    void aChildJvmReportsItsExitStatus() throws Exception {
+        final ChildJvm.Result r = ChildJvm.run("nosuch", List.of());
+        assertEquals(2, r.exitCode(), "a bad command line in the child");
+        assertEquals(List.of(), r.rows());
     }
 
     @Test

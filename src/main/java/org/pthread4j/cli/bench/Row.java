@@ -18,7 +18,7 @@ package org.pthread4j.cli.bench;
  */
 public record Row(String workload, String section, String impl, String backend, int threads, String unit,
                   boolean higherIsBetter, Stats stats, double ratio, String reference, double[] samples,
-                  String note) {
+                  String note) implements java.io.Serializable {
     /** @return whether the case ran and has figures */
     public boolean measured() {
         return stats != null;

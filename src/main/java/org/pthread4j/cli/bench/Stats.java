@@ -10,7 +10,7 @@ import java.util.Arrays;
  * @param max    the largest figure
  * @param runs   how many figures
  */
-public record Stats(double min, double median, double max, int runs) {
+public record Stats(double min, double median, double max, int runs) implements java.io.Serializable {
     /**
      * @param samples one figure per repetition, at least one, none NaN
      * @return their statistics
