@@ -90,6 +90,7 @@ public final class RwLock {
     public static final String COUNT_WAKES_PROPERTY = "pthread4j.rwlock.countWakes";
     private static final boolean COUNT_WAKES = Boolean.getBoolean(COUNT_WAKES_PROPERTY);
 
+    private static final java.lang.invoke.VarHandle INT = Block.INT;
     private final Block block;
     private final MemorySegment seg;
     private final Futex futex;
@@ -199,9 +200,9 @@ public final class RwLock {
      */
     private int tryrdlock(final int mark) {
         // src/thread/pthread_rwlock_tryrdlock.c
-        int val;
-        do {
-            val = block.get(LOCK);
+        // musl's loop, with each CAS's witness as the next value to try (a free word first).
+        int val = 0;
+        for (;;) {
             final int cnt = val & COUNT_MASK;
             if (cnt == WRITE_LOCKED) {
                 return Errno.EBUSY;
@@ -209,8 +210,12 @@ public final class RwLock {
             if (cnt == MAX_COUNT) {
                 return Errno.EAGAIN;
             }
-        } while (block.cas(LOCK, val, (val + 1) | mark) != val);
-        return 0;
+            final int w = (int) INT.compareAndExchange(seg, (long) LOCK, val, (val + 1) | mark);
+            if (w == val) {
+                return 0;
+            }
+            val = w;
+        }
     }
 
     /**
@@ -308,7 +313,7 @@ public final class RwLock {
 
     private int trywrlock(final int mark) {
         // src/thread/pthread_rwlock_trywrlock.c
-        return block.cas(LOCK, 0, WRITE_LOCKED | mark) != 0 ? Errno.EBUSY : 0;
+        return (int) INT.compareAndExchange(seg, (long) LOCK, 0, WRITE_LOCKED | mark) != 0 ? Errno.EBUSY : 0;
     }
 
     /**
@@ -407,19 +412,23 @@ public final class RwLock {
      */
     public int unlock() {
         // src/thread/pthread_rwlock_unlock.c
-        int val;
+        int val = (int) INT.getVolatile(seg, (long) LOCK);
         int cnt;
         int waiters;
         int next;
-        do {
-            val = block.get(LOCK);
+        for (;;) {
             cnt = val & COUNT_MASK;
             if (cnt == 0) {
                 return Errno.EPERM;
             }
             waiters = countWakes ? block.get(WAITERS) : 0;
             next = (cnt == WRITE_LOCKED || cnt == 1) ? 0 : val - 1;
-        } while (block.cas(LOCK, val, next) != val);
+            final int w = (int) INT.compareAndExchange(seg, (long) LOCK, val, next);
+            if (w == val) {
+                break;
+            }
+            val = w;
+        }
         if (next == 0 && (waiters != 0 || val < 0)) {
             futex.wake(seg, LOCK, cnt, priv);
         }
