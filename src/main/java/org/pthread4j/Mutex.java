@@ -467,7 +467,8 @@ public final class Mutex {
                 }
                 return e;
             }
-            slept = true;
+            // EAGAIN: this thread did not sleep, so it took no wake and stays free to join.
+            slept |= e == 0;
         }
         return r;
     }

@@ -289,6 +289,9 @@ public final class RwLock {
                 continue;
             }
             r = sleep(val, WRITE_LOCKED, slept, clock, at, interruptible);
+            if (r == Errno.EAGAIN) {
+                continue;
+            }
             if (r != 0) {
                 return leave(r);
             }
@@ -364,6 +367,9 @@ public final class RwLock {
                 continue;
             }
             r = sleep(val, 1, slept, clock, at, interruptible);
+            if (r == Errno.EAGAIN) {
+                continue;
+            }
             if (r != 0) {
                 return leave(r);
             }
@@ -379,7 +385,8 @@ public final class RwLock {
      * thread that has not slept joins the sleepers already queued, as a {@link Mutex} sleeper
      * does (see {@code Mutex.lockSlow}); a woken one re-arms the bit instead.
      *
-     * @return 0 to retry (woken, spurious, or the word changed), else ETIMEDOUT/EINVAL/EINTR
+     * @return 0 (woken or spurious: retry, having slept), EAGAIN (did not sleep: the word changed
+     *     or was not busy; retry), else ETIMEDOUT/EINVAL/EINTR
      */
     private int sleep(final int val, final int busy, final boolean slept, final int clock, final Timespec at,
                       final boolean interruptible) {
@@ -393,7 +400,7 @@ public final class RwLock {
         } finally {
             block.getAndAdd(WAITERS, -1);
         }
-        return r == Errno.EAGAIN ? 0 : r;
+        return r;
     }
 
     // ------------------------------------------------------------------------------------------

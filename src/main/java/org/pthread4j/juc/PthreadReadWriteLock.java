@@ -32,8 +32,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * It records no owners, so reentrancy is kept in Java, per lock object, the way
  * {@code ReentrantReadWriteLock} keeps it:
  * <ul>
- * <li>Each thread's read holds are a counter in a {@link ThreadLocal} (the last thread's counter
- *     is also cached in a field, as {@code ReentrantReadWriteLock} caches it). Only a thread's
+ * <li>Each thread's read holds are a counter in a {@link ThreadLocal} (the first reading
+ *     thread's counter is also cached in a field, as {@code ReentrantReadWriteLock} keeps its
+ *     first reader's). Only a thread's
  *     <em>first</em> read hold takes a read lock on the word ({@code pthread_rwlock_rdlock});
  *     further holds only count, and the last release unlocks the word. The word therefore
  *     counts reading threads, a reentrant read never waits (not even behind a waiting
@@ -80,11 +81,10 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
     /** Read holds of each thread; the entry stays while the thread lives (reused by later reads). */
     private final ThreadLocal<Holds> readHolds = new ThreadLocal<>();
     /**
-     * The last thread's holds, saving the {@link ThreadLocal} lookup when one thread locks again
-     * ({@code ReentrantReadWriteLock}'s {@code cachedHoldCounter}). A racy cache: a thread uses it
-     * only when it is its own. It sits in a padded object of its own: readers of different
-     * threads rewrite it, and it must not share a cache line with the writer fields every read
-     * lock reads.
+     * The first reading thread's holds, saving that thread the {@link ThreadLocal} lookup
+     * ({@code ReentrantReadWriteLock}'s {@code firstReader}). A racy cache, set once: a thread
+     * uses it only when it is its own. It sits in a padded object of its own, away from the
+     * writer fields every read lock reads.
      */
     private final HoldsCache cached = new HoldsCache();
     /** The writing thread, or null; written only by the writer while it holds the word. */
@@ -94,7 +94,11 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
     /** Whether the writer took read holds inside its write lock (then its release may downgrade). */
     private boolean writerReads;
 
-    /** The last thread's holds, padded to a cache line of its own. */
+    /**
+     * The first reading thread's holds, padded to a cache line of its own. Written once: a cache
+     * of the <em>last</em> thread would be rewritten at every turn of contending readers, and that
+     * line would then travel between their cores at every read.
+     */
     @SuppressWarnings("unused")
     private static final class HoldsCache {
         private long p0, p1, p2, p3, p4, p5, p6;
@@ -281,7 +285,9 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
                 h = new Holds(t);
                 readHolds.set(h);
             }
-            c.holds = h;
+            if (c.holds == null) {
+                c.holds = h;
+            }
         }
         return h;
     }
@@ -293,9 +299,6 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
         Holds h = c.holds;
         if (h == null || h.thread != t) {
             h = readHolds.get();
-            if (h != null) {
-                c.holds = h;
-            }
         }
         return h;
     }
