@@ -149,8 +149,9 @@ import java.util.Objects;
  * <li>Process-private mutexes wake by the bit rule and sleep by set-bit-and-wait (above). With
  *     seed 000's stress at 4 threads on 2 cores the bit rule gave 0.26-0.36x
  *     {@code ReentrantLock}'s throughput where musl's rule gave 0.16-0.17x
- *     ({@code ./pthread4j bench lock --threads 2,4}, same runs); joining the queue on the
- *     parking backend raised it to 0.6-0.7x ({@code MutexBenchmark -t 4}).</li>
+ *     ({@code ./pthread4j bench lock --threads 2,4}, same runs); set-bit-and-wait with joining
+ *     raised it to 0.77-0.83x on the parking backend ({@code ./pthread4j bench lock}, two runs;
+ *     JMH {@code MutexBenchmark -t 4}: 0.67-0.69x). The kernel backends stay at 0.31-0.42x.</li>
  * <li>An unlock that makes a robust mutex unrecoverable wakes every sleeper (musl wakes one,
  *     which leaves the others asleep for ever); each then returns ENOTRECOVERABLE.</li>
  * <li>{@link #timedlock(int, Timespec, boolean)} takes a clock and can be interruptible.</li>
