@@ -124,6 +124,34 @@ class IpcWorkloadTest {
         }
     }
 
+    /**
+     * A second JVM killed inside its turn leaves the process-shared mutex locked for ever (it is
+     * not robust). Here the test thread holds the NORMAL mutex as that dead peer would: the next
+     * trial must end with the peer's exit, not wait for the mutex for ever.
+     */
+    @Test
+    void aTrialFailsInsteadOfHangingWhenTheSecondJvmDiesHoldingTheMutex() throws Exception {
+        assumeTrue(BenchBackends.kernel(), BenchBackends.NO_KERNEL);
+        final IpcWorkload.JvmPair pair = new IpcWorkload.JvmPair(0);
+        boolean held = false;
+        try {
+            pair.trial(1_000_000L);
+            assertEquals(0, assertTimeoutPreemptively(LIVENESS, () -> pair.mutex().lock()));
+            held = true;
+            final ProcessHandle peer = pair.peer();
+            peer.destroyForcibly();
+            assertTrue(peer.onExit().get(60, TimeUnit.SECONDS) != null);
+            final IllegalStateException e = assertTimeoutPreemptively(LIVENESS,
+                () -> assertThrows(IllegalStateException.class, () -> pair.trial(1_000_000L)));
+            assertTrue(e.getMessage().contains("the peer JVM (pid " + peer.pid() + ") exited"), e.getMessage());
+        } finally {
+            if (held) {
+                pair.mutex().unlock();
+            }
+            pair.close();
+        }
+    }
+
     @Test
     void theSecondJvmHaltsWhenItsStandardInputCloses() throws Exception {
         assumeTrue(BenchBackends.kernel(), BenchBackends.NO_KERNEL);
