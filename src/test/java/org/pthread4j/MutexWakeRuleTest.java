@@ -169,15 +169,36 @@ class MutexWakeRuleTest {
     }
 
     /**
+     * A backend that, for one target thread, holds it after a wake until the test has relocked
+     * the mutex ({@link #relocked}).
+     */
+    abstract static class HoldsAfterWake extends ForwardingFutex {
+        volatile Thread target;
+        final CountDownLatch woken = new CountDownLatch(1);
+        final CountDownLatch relocked = new CountDownLatch(1);
+
+        HoldsAfterWake(final Futex delegate) {
+            super(delegate);
+        }
+
+        /** Says the target was woken, then waits until the test relocked. */
+        final void holdUntilRelocked() {
+            woken.countDown();
+            try {
+                relocked.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
      * A backend that forwards set-bit-and-wait to the parking backend (so joining happens), and,
      * for one target thread, holds it after its first wake until the test says go, then records
      * its next call.
      */
-    static final class HoldsWhenWoken extends ForwardingFutex {
-        volatile Thread target;
+    static final class HoldsWhenWoken extends HoldsAfterWake {
         volatile boolean backAsleep;
-        final CountDownLatch woken = new CountDownLatch(1);
-        final CountDownLatch relocked = new CountDownLatch(1);
 
         HoldsWhenWoken(final Futex delegate) {
             super(delegate);
@@ -186,19 +207,13 @@ class MutexWakeRuleTest {
         @Override
         public int setBitWait(final MemorySegment seg, final long off, final int bit, final int busy, final boolean join,
                               final boolean priv, final int clock, final Timespec deadline, final boolean interruptible) {
-            if (Thread.currentThread() != target) {
-                return delegate.setBitWait(seg, off, bit, busy, join, priv, clock, deadline, interruptible);
-            }
-            if (woken.getCount() == 0) {
+            final boolean first = Thread.currentThread() == target && woken.getCount() != 0;
+            if (Thread.currentThread() == target && !first) {
                 backAsleep = true;
-                return delegate.setBitWait(seg, off, bit, busy, join, priv, clock, deadline, interruptible);
             }
             final int r = delegate.setBitWait(seg, off, bit, busy, join, priv, clock, deadline, interruptible);
-            woken.countDown();
-            try {
-                relocked.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (final InterruptedException e) {
-                Thread.currentThread().interrupt();
+            if (first) {
+                holdUntilRelocked();
             }
             return r;
         }
@@ -208,11 +223,7 @@ class MutexWakeRuleTest {
      * A backend whose timed waits, for one target thread, ignore the deadline, and when woken hold
      * the thread until the test says go, then report ETIMEDOUT: a timeout that raced a wake and won.
      */
-    static final class TimesOutWhenWoken extends ForwardingFutex {
-        volatile Thread target;
-        final CountDownLatch woken = new CountDownLatch(1);
-        final CountDownLatch relocked = new CountDownLatch(1);
-
+    static final class TimesOutWhenWoken extends HoldsAfterWake {
         TimesOutWhenWoken(final Futex delegate) {
             super(delegate);
         }
@@ -227,12 +238,7 @@ class MutexWakeRuleTest {
             if (r != 0) {
                 return r;
             }
-            woken.countDown();
-            try {
-                relocked.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (final InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            holdUntilRelocked();
             return Errno.ETIMEDOUT;
         }
     }
