@@ -36,7 +36,9 @@ import java.util.Objects;
  * (0 to 16, or 0 to tid); on failure a bounded spin of {@link #SPINS} {@code onSpinWait}s that
  * runs only while the word is busy and nobody sleeps (so a newcomer does not overtake queued
  * sleepers); then a loop of: count myself in {@code _m_waiters}, CAS bit 31 into the value I
- * saw, sleep on the futex while the word holds exactly that value, count myself out, retry.
+ * saw, sleep on the futex while the word holds exactly that value, count myself out, retry
+ * (musl's rule; under the bit rule the CAS and the sleep are one set-bit-and-wait on any busy
+ * value, see "Sleeping on a busy word" below).
  * Unlock swaps the word to 0 and wakes one sleeper if the swapped-out value had bit 31 or (musl's
  * rule, see below) if {@code _m_waiters}, read before the swap, was nonzero.
  *

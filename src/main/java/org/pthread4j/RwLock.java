@@ -58,7 +58,10 @@ import static org.pthread4j.RwLockLayout.WRITE_LOCKED;
  * bit away); a sleeper leaving without the lock (timeout, interrupt) while others are counted
  * wakes one of them. Process-shared rwlocks keep musl's rule (a musl process may share the
  * word); {@value #COUNT_WAKES_PROPERTY}{@code =true} gives it to private ones. A sleeper sets bit
- * 31 and sleeps in one set-and-wait (seed 000), atomic on the parking backend.
+ * 31 and sleeps in one step, atomic on the parking backend: under musl's rule a set-and-wait on
+ * the value it saw (seed 000); under the bit rule a set-bit-and-wait on any value that keeps it
+ * waiting ({@link Futex#setBitWait}), joining the sleepers already queued unless it was woken,
+ * as a {@link Mutex} sleeper does.
  *
  * <p>Like musl there is no owner tracking: a second {@code wrlock} by the holder deadlocks, a
  * {@code rdlock} while holding the write lock deadlocks, and an unlock by a thread that holds

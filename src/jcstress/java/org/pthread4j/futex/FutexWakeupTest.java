@@ -42,6 +42,14 @@ public class FutexWakeupTest {
             Block.INT.setVolatile(word, 0L, 1);
             futex.wake(word, 0, 1, true);
         }
+
+        /** Sets the word, moves its sleeper to {@code target}, wakes there, then on the word. */
+        void releaseThroughRequeue(final MemorySegment target) {
+            Block.INT.setVolatile(word, 0L, 1);
+            futex.requeue(word, 0, 0, 1, target, 0, true);
+            futex.wake(target, 0, 1, true);
+            futex.wake(word, 0, 1, true);
+        }
     }
 
     @JCStressTest(Mode.Termination)
@@ -126,10 +134,7 @@ public class FutexWakeupTest {
 
         @Signal
         public void waker() {
-            Block.INT.setVolatile(word, 0L, 1);
-            futex.requeue(word, 0, 0, 1, target, 0, true);
-            futex.wake(target, 0, 1, true);
-            futex.wake(word, 0, 1, true);
+            releaseThroughRequeue(target);
         }
     }
 
@@ -152,10 +157,7 @@ public class FutexWakeupTest {
 
         @Signal
         public void waker() {
-            Block.INT.setVolatile(word, 0L, 1);
-            futex.requeue(word, 0, 0, 1, target, 0, true);
-            futex.wake(target, 0, 1, true);
-            futex.wake(word, 0, 1, true);
+            releaseThroughRequeue(target);
         }
     }
 

@@ -183,11 +183,7 @@ public final class BenchCommand implements Callable<Integer> {
         } else {
             rows = new Harness(settings, Progress.forTerminal(), err).run(selected);
         }
-        final Map<String, String> descriptions = new LinkedHashMap<>();
-        for (final Workload w : selected) {
-            descriptions.put(w.name(), w.description());
-        }
-        Report.print(out, rows, descriptions);
+        Report.print(out, rows, descriptions(selected));
         out.println();
         out.printf(Locale.ROOT, "%d rows in %.0f s.%n", rows.size(), (System.nanoTime() - t0) / 1e9);
         if (json != null) {

@@ -20,7 +20,9 @@ import java.util.concurrent.locks.LockSupport;
  * <p>It is also where the seeds' ideas live:
  * <ul>
  * <li>{@link #setWait set-and-wait} (seed 000) is atomic here: the CAS to {@code val2}
- *     happens under the bucket lock, so no waker can slip between it and the enqueue;</li>
+ *     happens under the bucket lock, so no waker can slip between it and the enqueue; and so is
+ *     {@link #setBitWait set-bit-and-wait}, which can also join the sleepers already queued on
+ *     the word;</li>
  * <li>{@link #swap} (seed 003) enqueues the caller before it wakes its partner;</li>
  * <li>priority-ordered wakeup (seed 004, opt-in): waiters queue by
  *     {@link Thread#getPriority()}, highest first, FIFO within a priority;</li>
@@ -179,14 +181,15 @@ public final class ParkingFutex implements Futex {
         if (interruptible && Thread.currentThread().isInterrupted()) {
             return Errno.EINTR;
         }
-        if (!admits(mode, seen, val, val2) && (mode != JOIN || bucketOf(seg.address() + off).waiters == 0)) {
+        final long key = seg.address() + off;
+        final Bucket b = bucketOf(key);
+        // A joiner is turned away here only when nobody at all sleeps in its bucket.
+        if (!admits(mode, seen, val, val2) && (mode != JOIN || b.waiters == 0)) {
             if (wakeSeg != null) {
                 doWake(wakeSeg, wakeOff, 1, true);
             }
             return Errno.EAGAIN;
         }
-        final long key = seg.address() + off;
-        final Bucket b = bucketOf(key);
         final Thread self = Thread.currentThread();
         final Waiter w = new Waiter(self, priorityOrder ? self.getPriority() : 0);
         synchronized (b) {

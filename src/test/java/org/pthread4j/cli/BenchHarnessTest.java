@@ -203,7 +203,7 @@ class BenchHarnessTest {
     }
 
     @Test
-    void rowsComeBackFromAChildsFileAndNothingElseIsRead(@org.junit.jupiter.api.io.TempDir final Path dir)
+    void rowsComeBackFromAChildsFileAndForeignOrTruncatedFilesAreRefused(@org.junit.jupiter.api.io.TempDir final Path dir)
         throws Exception {
         final Row row = new Row("lock", "stress", "Mutex", "parking", 4, "Kiter/s", true,
             Stats.of(new double[] {1, 2, 3}), 0.5, "ReentrantLock (j.u.c)", new double[] {1, 2, 3}, null);
@@ -220,7 +220,17 @@ class BenchHarnessTest {
         try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(java.nio.file.Files.newOutputStream(other))) {
             out.writeObject(new java.util.ArrayList<>(List.of(new java.util.HashMap<String, String>())));
         }
-        org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class, () -> ChildJvm.readRows(other));
+        final java.io.IOException foreign = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+            () -> ChildJvm.readRows(other));
+        assertTrue(foreign.getMessage().contains("unreadable rows in " + other), foreign.getMessage());
+
+        // A child that died while writing: the file ends in the middle of the rows.
+        final Path truncated = dir.resolve("truncated");
+        final byte[] whole = java.nio.file.Files.readAllBytes(file);
+        java.nio.file.Files.write(truncated, java.util.Arrays.copyOf(whole, whole.length / 2));
+        final java.io.IOException cut = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+            () -> ChildJvm.readRows(truncated));
+        assertTrue(cut.getMessage().contains("unreadable rows in " + truncated), cut.getMessage());
     }
 
     @Test

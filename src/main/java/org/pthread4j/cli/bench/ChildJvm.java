@@ -114,8 +114,9 @@ public final class ChildJvm {
                 rows.add((Row) o);
             }
             return rows;
-        } catch (final ClassNotFoundException | ClassCastException e) {
-            throw new IOException("unreadable rows in " + file, e);
+        } catch (final IOException | ClassNotFoundException | ClassCastException e) {
+            // A child that died while writing leaves a truncated file: say which and why.
+            throw new IOException("unreadable rows in " + file + ": " + e, e);
         }
     }
 }

@@ -1,6 +1,7 @@
 package org.pthread4j.cli.workload;
 
 import org.pthread4j.Cond;
+import org.pthread4j.Errno;
 import org.pthread4j.Mutex;
 import org.pthread4j.Timespec;
 import org.pthread4j.cli.bench.Case;
@@ -237,13 +238,13 @@ public final class IpcWorkload implements Workload {
          */
         private void lock() {
             int r = m.trylock();
-            while (r == org.pthread4j.Errno.EBUSY) {
+            while (r == Errno.EBUSY) {
                 if (peerGone) {
                     throw new IllegalStateException(peerGoneMessage());
                 }
                 r = m.timedlock(Timespec.after(Timespec.CLOCK_REALTIME, PEER_CHECK_MILLIS, TimeUnit.MILLISECONDS));
-                if (r == org.pthread4j.Errno.ETIMEDOUT) {
-                    r = org.pthread4j.Errno.EBUSY;
+                if (r == Errno.ETIMEDOUT) {
+                    r = Errno.EBUSY;
                 }
             }
             IpcPeer.check(r, "lock");
