@@ -315,7 +315,7 @@ public final class Cond {
     public int timedwait(final Mutex mutex, final Timespec deadline, final boolean interruptible) {
         final Block m = mutex.block();
         if ((mutex.type() & MutexLayout.OWNER_TRACKED_MASK) != 0
-            && (m.get(MutexLayout.LOCK) & Integer.MAX_VALUE) != ThreadIds.current()) {
+            && (m.get(MutexLayout.LOCK) & Integer.MAX_VALUE) != Self.current().tid) {
             return Errno.EPERM;
         }
         if (deadline != null && !deadline.isValid()) {

@@ -234,12 +234,6 @@ public final class Mutex {
     private final boolean countWakes;
     private final Futex futex;
     private final MutexAttr attr;
-    /**
-     * The last thread that needed its identity here, in an object of its own so that rewriting it
-     * does not disturb the cache line of the fields every call reads (a plain field: a racy read
-     * only costs a miss).
-     */
-    private final SelfCache recent = new SelfCache();
 
     /**
      * Initializes a mutex in {@code block}, like {@code pthread_mutex_init}
@@ -660,30 +654,9 @@ public final class Mutex {
         return 0;
     }
 
-    /**
-     * The calling thread's identity: from a one-entry cache holding the last thread that asked
-     * (the common case is one thread that locks and unlocks, or a run of locks by one thread),
-     * else from its thread-local, which then replaces the cache entry.
-     */
-    private Self self() {
-        // Kept under the JIT's 35-byte inlining limit, so it inlines even where the profile
-        // calls the site cold (when the same Mutex code also serves NORMAL mutexes).
-        final Self s = recent.self;
-        return s != null && s.thread == Thread.currentThread() ? s : selfMiss();
-    }
-
-    private Self selfMiss() {
-        final Self me = Self.current();
-        recent.self = me;
-        return me;
-    }
-
-    /** The one-entry identity cache, padded to a cache line of its own. */
-    @SuppressWarnings("unused")
-    private static final class SelfCache {
-        private long p0, p1, p2, p3, p4, p5, p6;
-        Self self;
-        private long q0, q1, q2, q3, q4, q5, q6;
+    /** The calling thread's identity ({@link Self#current()}: a table read, no thread-local lookup). */
+    private static Self self() {
+        return Self.current();
     }
 
     // ---------------------------------------------------------------------------------------
