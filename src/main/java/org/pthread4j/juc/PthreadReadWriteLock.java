@@ -32,9 +32,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * It records no owners, so reentrancy is kept in Java, per lock object, the way
  * {@code ReentrantReadWriteLock} keeps it:
  * <ul>
- * <li>Each thread's read holds are a counter in a {@link ThreadLocal} (the first reading
- *     thread's counter is also cached in a field, as {@code ReentrantReadWriteLock} keeps its
- *     first reader's). Only a thread's
+ * <li>Each thread's read holds are a counter in a {@link ThreadLocal}, found first in a
+ *     small per-lock table indexed by thread id (where {@code ReentrantReadWriteLock} caches
+ *     its first and its last reader's counter). Only a thread's
  *     <em>first</em> read hold takes a read lock on the word ({@code pthread_rwlock_rdlock});
  *     further holds only count, and the last release unlocks the word. The word therefore
  *     counts reading threads, a reentrant read never waits (not even behind a waiting
@@ -81,12 +81,17 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
     /** Read holds of each thread; the entry stays while the thread lives (reused by later reads). */
     private final ThreadLocal<Holds> readHolds = new ThreadLocal<>();
     /**
-     * The first reading thread's holds, saving that thread the {@link ThreadLocal} lookup
-     * ({@code ReentrantReadWriteLock}'s {@code firstReader}). A racy cache, set once: a thread
-     * uses it only when it is its own. It sits in a padded object of its own, away from the
-     * writer fields every read lock reads.
+     * Recent readers' holds, saving them the {@link ThreadLocal} lookup: a slot per
+     * {@link Thread#threadId()} modulo {@value #SLOTS}, holding the holds of the last thread of
+     * that index that read. A slot is written only on a miss (a thread's first read of this lock,
+     * or after a thread of a colliding index took it), so readers that take turns read the table
+     * and never write to it; a cache of the first reader only, set once, served no thread of a
+     * pool started after that one (1 thread, fresh threads per run: 0.70x
+     * {@code ReentrantReadWriteLock}, see the CHANGELOG). The slots used lie in the middle of the
+     * array, so that no line of it is shared with another object's fields. The holds record a
+     * thread id, not the thread, so the table keeps no ended thread reachable.
      */
-    private final HoldsCache cached = new HoldsCache();
+    private final Holds[] recent = new Holds[PAD + SLOTS + PAD];
     /** The writing thread, or null; written only by the writer while it holds the word. */
     private Thread writer;
     /** The writer's holds; touched only by the writer. */
@@ -94,24 +99,18 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
     /** Whether the writer took read holds inside its write lock (then its release may downgrade). */
     private boolean writerReads;
 
-    /**
-     * The first reading thread's holds, padded to a cache line of its own. Written once: a cache
-     * of the <em>last</em> thread would be rewritten at every turn of contending readers, and that
-     * line would then travel between their cores at every read.
-     */
-    @SuppressWarnings("unused")
-    private static final class HoldsCache {
-        private long p0, p1, p2, p3, p4, p5, p6;
-        Holds holds;
-        private long q0, q1, q2, q3, q4, q5, q6;
-    }
+    /** Slots of {@link #recent}, a power of two. */
+    private static final int SLOTS = 16;
+    /** Unused slots before and after them: 64 bytes of references at least. */
+    private static final int PAD = 16;
 
     /** One thread's read holds, touched only by that thread. */
     private static final class Holds {
-        final Thread thread;
+        /** {@link Thread#threadId()} of the thread (never reused by the JVM). */
+        final long thread;
         int count;
 
-        Holds(final Thread thread) {
+        Holds(final long thread) {
             this.thread = thread;
         }
     }
@@ -276,30 +275,33 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
 
     /** @return the current thread's holds, made on its first read */
     private Holds holds() {
-        final Thread t = Thread.currentThread();
-        final HoldsCache c = cached;
-        Holds h = c.holds;
-        if (h == null || h.thread != t) {
-            h = readHolds.get();
-            if (h == null) {
-                h = new Holds(t);
-                readHolds.set(h);
-            }
-            if (c.holds == null) {
-                c.holds = h;
-            }
-        }
-        return h;
+        final long t = Thread.currentThread().threadId();
+        final Holds h = recent[PAD + ((int) t & (SLOTS - 1))];
+        return h != null && h.thread == t ? h : holdsMiss(t, true);
     }
 
     /** @return the current thread's holds, or null if it never read */
     private Holds existingHolds() {
-        final Thread t = Thread.currentThread();
-        final HoldsCache c = cached;
-        Holds h = c.holds;
-        if (h == null || h.thread != t) {
-            h = readHolds.get();
+        final long t = Thread.currentThread().threadId();
+        final Holds h = recent[PAD + ((int) t & (SLOTS - 1))];
+        return h != null && h.thread == t ? h : holdsMiss(t, false);
+    }
+
+    /**
+     * The thread-local lookup behind {@link #recent}; the holds found (or made) take the slot.
+     * A plain store: two threads of one index may overwrite each other, which only costs a miss,
+     * and {@link Holds#thread} is final, so a reader of the slot sees it complete.
+     */
+    private Holds holdsMiss(final long t, final boolean make) {
+        Holds h = readHolds.get();
+        if (h == null) {
+            if (!make) {
+                return null;
+            }
+            h = new Holds(t);
+            readHolds.set(h);
         }
+        recent[PAD + ((int) t & (SLOTS - 1))] = h;
         return h;
     }
 
@@ -351,7 +353,7 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
             h.count++;
             return true;
         }
-        if (writer == h.thread) {
+        if (writer == Thread.currentThread()) {
             writerReads = true;
             h.count = 1;
             return true;
