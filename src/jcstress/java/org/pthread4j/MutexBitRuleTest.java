@@ -13,11 +13,14 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 /**
  * The bit rule of private mutexes (see {@link Mutex}): an unlock wakes only when bit 31 was set.
- * A thread blocks in {@code lock} on a held mutex; the other releases it and at once takes and
- * releases it again through the fast path, whose CAS from 0 drops bit 31 while the woken locker
- * may still be on its way. The second unlock then wakes nobody; the locker must not be asleep
- * when it lands: it is either still running (and retries) or it went back to sleep having set
- * the bit again. Rotates through the NORMAL configurations on every private backend and a
+ * A thread blocks in {@code lock} on a held mutex; the other releases it and at once, twice,
+ * takes and releases it again through the fast path, whose CAS from 0 drops bit 31 while the
+ * woken locker may still be on its way. Such an unlock wakes nobody; the locker must not be
+ * asleep when it lands: it is either still running (and retries) or it went back to sleep having
+ * set the bit again. On the kernel backends the locker sleeps on the wake sequence
+ * ({@link MutexLayout#SEQ}), and the claim is that an unlock that clears the bit moves the
+ * sequence before releasing, so a locker anywhere between its read of the sequence and its sleep
+ * sees the move. Rotates through the NORMAL configurations on every private backend and a
  * process-shared one (musl's rule).
  */
 @JCStressTest(Mode.Termination)
@@ -41,7 +44,9 @@ public class MutexBitRuleTest {
     }
 
     @Signal
-    public void unlockRelockUnlock() {
+    public void unlockAndRelockTwice() {
+        m.unlock();
+        m.lock();
         m.unlock();
         m.lock();
         m.unlock();

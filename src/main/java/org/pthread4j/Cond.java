@@ -485,7 +485,7 @@ public final class Cond {
         final MemorySegment w = successor.words;
         Block.INT.setVolatile(w, (long) NODE_BARRIER, UNLOCKED);
         if (mutex.priv() && mutex.futex() == futex) {
-            final int r = futex.requeue(w, NODE_BARRIER, 0, 1, mutex.block().segment(), MutexLayout.LOCK, true);
+            final int r = futex.requeue(w, NODE_BARRIER, 0, 1, mutex.block().segment(), mutex.sleepOffset(), true);
             if (r >= 0) {
                 return;
             }
@@ -642,10 +642,10 @@ public final class Cond {
                 first.counted = true;
                 if ((int) Block.INT.getAndSet(first.words, (long) NODE_BARRIER, UNLOCKED) == CONTENDED) {
                     final MemorySegment ms = mb.segment();
-                    if (futex.requeue(first.words, NODE_BARRIER, 0, 1, ms, MutexLayout.LOCK, true) < 0) {
+                    if (futex.requeue(first.words, NODE_BARRIER, 0, 1, ms, mx.sleepOffset(), true) < 0) {
                         futex.wake(first.words, NODE_BARRIER, 1, true);
                     } else if (bitClear(ms)) {
-                        futex.wake(ms, MutexLayout.LOCK, 1, true);
+                        futex.wake(ms, mx.sleepOffset(), 1, true);
                     }
                 }
                 return;

@@ -73,8 +73,17 @@ import java.util.Objects;
  *     sleep, atomically on the parking backend. A thread that has not slept in this lock also
  *     <em>joins</em> sleepers already queued there, whatever the word holds, as a newcomer to a
  *     {@code java.util.concurrent} lock parks behind its queue; a woken thread never joins, it
- *     re-arms the bit (the wake chain above), which is what makes joining safe. The kernel
- *     backends compose the call from a CAS and an exact-value wait and cannot join.</li>
+ *     re-arms the bit (the wake chain above), which is what makes joining safe.</li>
+ * <li><b>Sleeping on a word of its own</b> (bit rule, kernel backends). The kernel's wait
+ *     compares one exact value, so a set-bit-and-wait composed from a CAS and a wait on the lock
+ *     word is turned away whenever the word moved in the microsecond before the sleep, and each
+ *     attempt costs the holder a wake syscall (measured, 4 threads on 2 cores: about 340,000
+ *     waits a second returned at once, about 1,000 slept). There, sleepers wait on
+ *     {@link MutexLayout#SEQ} instead, a word that moves only when a wake is due: read it, set
+ *     bit 31 into the busy lock word, wait while it is unchanged; an unlock that finds bit 31
+ *     moves it <em>before</em> its releasing CAS, then wakes ({@link SeqSleep}, proved by
+ *     {@code MutexSeqSleepTest} and jcstress {@code MutexBitRuleTest}). A condvar requeues its
+ *     waiters onto that word too ({@link #sleepOffset()}).</li>
  * <li><b>Destroy after unlock.</b> Unlock reads everything it needs before its releasing
  *     swap and afterwards touches nothing but the futex wake, which never reads the memory;
  *     so another thread may lock, unlock, destroy and free the mutex the moment the swap
@@ -153,7 +162,9 @@ import java.util.Objects;
  *     {@code ReentrantLock}'s throughput where musl's rule gave 0.16-0.17x
  *     ({@code ./pthread4j bench lock --threads 2,4}, same runs); set-bit-and-wait with joining
  *     raised it to 0.77-0.83x on the parking backend ({@code ./pthread4j bench lock}, two runs;
- *     JMH {@code MutexBenchmark -t 4}: 0.67-0.69x). The kernel backends stay at 0.31-0.42x.</li>
+ *     JMH {@code MutexBenchmark -t 4}: 0.67-0.69x). On the kernel backends they sleep on the
+ *     wake sequence {@link MutexLayout#SEQ} (a word musl leaves unused): 0.24-0.25x before,
+ *     0.39-0.40x after ({@code ./pthread4j bench lock}, linux and linux-noprivate, 4 threads).</li>
  * <li>An unlock that makes a robust mutex unrecoverable wakes every sleeper (musl wakes one,
  *     which leaves the others asleep for ever); each then returns ENOTRECOVERABLE.</li>
  * <li>{@link #timedlock(int, Timespec, boolean)} takes a clock and can be interruptible.</li>
@@ -194,6 +205,7 @@ public final class Mutex {
     private static final long LOCK = MutexLayout.LOCK;
     private static final long WAITERS = MutexLayout.WAITERS;
     private static final long COUNT = MutexLayout.COUNT;
+    private static final long SEQ = MutexLayout.SEQ;
     private static final int OWNER_MASK = MutexLayout.OWNER_MASK;
     private static final int OWNER_DIED = MutexLayout.OWNER_DIED;
     private static final int WAITERS_BIT = MutexLayout.WAITERS_BIT;
@@ -232,6 +244,11 @@ public final class Mutex {
      * process-private ones use the bit rule unless {@link #COUNT_WAKES}.
      */
     private final boolean countWakes;
+    /**
+     * Sleepers wait on {@code SEQ}, not on {@code _m_lock}: the bit rule on a backend whose
+     * set-bit-and-wait is not atomic (see "Sleeping on a word of its own" in the overview).
+     */
+    private final boolean seqSleep;
     private final Futex futex;
     private final MutexAttr attr;
 
@@ -271,6 +288,7 @@ public final class Mutex {
         } else {
             this.futex = requested != null ? requested : Futexes.defaultPrivate();
         }
+        this.seqSleep = !countWakes && !futex.atomicSetBitWait();
         this.attr = attr != null ? attr : MutexAttr.ofBits(type, requested);
         if (init) {
             seg.asSlice(0, MutexLayout.SIZE).fill((byte) 0);
@@ -454,13 +472,14 @@ public final class Mutex {
             // by going back to sleep (never joining), so while any sleeper is counted, one is
             // woken after another.
             final int e = countWakes ? futex.setWait(seg, LOCK, r, r | WAITERS_BIT, priv, clock, abs, interruptible)
+                : seqSleep ? SeqSleep.await(futex, seg, LOCK, SEQ, 1, priv, clock, abs, interruptible)
                 : futex.setBitWait(seg, LOCK, WAITERS_BIT, 1, !slept, priv, clock, abs, interruptible);
             INT.getAndAdd(seg, WAITERS, -1);
             if (e == Errno.ETIMEDOUT || e == Errno.EINVAL || (e == Errno.EINTR && interruptible)) {
                 // Bit rule: this thread may have taken the wake meant to carry bit 31 to the
                 // others; leaving without the lock, it passes that wake on.
                 if (!countWakes && (int) INT.getVolatile(seg, WAITERS) != 0) {
-                    futex.wake(seg, LOCK, 1, priv);
+                    passWake();
                 }
                 return e;
             }
@@ -468,6 +487,43 @@ public final class Mutex {
             slept |= e == 0;
         }
         return r;
+    }
+
+    /**
+     * The wake a sleeper leaving without the lock passes on (bit rule); on the wake sequence for
+     * a {@link #seqSleep} mutex ({@link SeqSleep#passWake}).
+     */
+    private void passWake() {
+        if (seqSleep) {
+            SeqSleep.passWake(futex, seg, SEQ, priv);
+        } else {
+            futex.wake(seg, LOCK, 1, priv);
+        }
+    }
+
+    /**
+     * The releasing step of a {@link #seqSleep} mutex ({@link SeqSleep}), from {@code w}, the word
+     * as the holder last read it, to 0: a release that clears bit 31 moves the sequence
+     * <em>before</em> the CAS that releases (while the mutex is still held, so unlock touches
+     * nothing of the mutex after releasing it), then wakes one sleeper. While the holder holds
+     * the lock the bit can appear, never go: each failed CAS sees it set.
+     */
+    private void releaseSeq(int w) {
+        boolean bumped = false;
+        for (;;) {
+            if (w < 0 && !bumped) {
+                SeqSleep.move(seg, SEQ);
+                bumped = true;
+            }
+            final int x = (int) INT.compareAndExchange(seg, LOCK, w, 0);
+            if (x == w) {
+                break;
+            }
+            w = x;
+        }
+        if (bumped) {
+            futex.wake(seg, SEQ, 1, priv);
+        }
     }
 
     /**
@@ -569,6 +625,10 @@ public final class Mutex {
             }
             return unlockOwner(waiters);
         }
+        if (seqSleep) {
+            releaseSeq(EBUSY);
+            return 0;
+        }
         final int cont = (int) INT.getAndSet(seg, LOCK, 0);
         if (waiters != 0 || cont < 0) {
             futex.wake(seg, LOCK, 1, priv);
@@ -594,6 +654,10 @@ public final class Mutex {
         final RobustList list = linked ? self.robustOrNull() : null;
         if (list != null) {
             return unlockLinked(list, waiters, next);
+        }
+        if (seqSleep) {
+            releaseSeq(old);
+            return 0;
         }
         final int cont = (int) INT.getAndSet(seg, LOCK, next);
         if (waiters != 0 || cont < 0) {
@@ -719,6 +783,15 @@ public final class Mutex {
     /** @return the block the mutex lives in */
     Block block() {
         return block;
+    }
+
+    /**
+     * @return the offset in the block of the word its lock sleepers wait on (and a condvar
+     *     requeues its waiters onto): {@link MutexLayout#SEQ} for a process-private mutex on a
+     *     backend without an atomic set-bit-and-wait, else {@link MutexLayout#LOCK}
+     */
+    public long sleepOffset() {
+        return seqSleep ? SEQ : LOCK;
     }
 
     /** @return the backend its lock word sleeps on */

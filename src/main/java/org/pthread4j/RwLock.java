@@ -94,12 +94,18 @@ public final class RwLock {
     private static final boolean COUNT_WAKES = Boolean.getBoolean(COUNT_WAKES_PROPERTY);
 
     private static final java.lang.invoke.VarHandle INT = Block.INT;
+    private static final long SEQ = RwLockLayout.SEQ;
     private final Block block;
     private final MemorySegment seg;
     private final Futex futex;
     private final boolean priv;
     /** musl's wake rule: process-shared rwlocks always (a musl process may share the word). */
     private final boolean countWakes;
+    /**
+     * Sleepers wait on {@link RwLockLayout#SEQ}, not on {@code _rw_lock}: the bit rule on a backend
+     * whose set-bit-and-wait is not atomic ({@link SeqSleep}).
+     */
+    private final boolean seqSleep;
 
     /**
      * {@code pthread_rwlock_init}: zeroes the 56 bytes and records whether the lock is
@@ -118,6 +124,7 @@ public final class RwLock {
         this.priv = !a.pshared();
         this.countWakes = !priv || COUNT_WAKES;
         this.futex = Backing.futex(a.pshared(), a.futex());
+        this.seqSleep = !countWakes && !futex.atomicSetBitWait();
         seg.asSlice(0, RwLockLayout.SIZE).fill((byte) 0);
         block.set(SHARED, a.pshared() ? PSHARED : 0);
     }
@@ -137,6 +144,7 @@ public final class RwLock {
         this.futex = futex;
         this.priv = priv;
         this.countWakes = !priv || COUNT_WAKES;
+        this.seqSleep = !countWakes && !futex.atomicSetBitWait();
     }
 
     /**
@@ -171,6 +179,15 @@ public final class RwLock {
     /** @return the block this lock lives in */
     public Block block() {
         return block;
+    }
+
+    /**
+     * @return the offset in the block of the word its sleepers wait on: {@link RwLockLayout#SEQ}
+     *     for a process-private lock on a backend without an atomic set-bit-and-wait
+     *     ({@link SeqSleep}), else {@link RwLockLayout#LOCK}
+     */
+    public long sleepOffset() {
+        return seqSleep ? SEQ : LOCK;
     }
 
     /** @return the futex backend this lock sleeps on */
@@ -237,7 +254,11 @@ public final class RwLock {
      */
     private int leave(final int r) {
         if (!countWakes && block.get(WAITERS) != 0) {
-            futex.wake(seg, LOCK, 1, priv);
+            if (seqSleep) {
+                SeqSleep.passWake(futex, seg, SEQ, priv);
+            } else {
+                futex.wake(seg, LOCK, 1, priv);
+            }
         }
         return r;
     }
@@ -399,6 +420,7 @@ public final class RwLock {
             // musl: a_cas(val -> val | bit), then wait on that; one set-and-wait here (seed 000),
             // atomic on the parking backend (see Mutex.lockSlow).
             r = countWakes ? futex.setWait(seg, LOCK, val, val | WAITERS_BIT, priv, clock, at, interruptible)
+                : seqSleep ? SeqSleep.await(futex, seg, LOCK, SEQ, busy, priv, clock, at, interruptible)
                 : futex.setBitWait(seg, LOCK, WAITERS_BIT, busy, !slept, priv, clock, at, interruptible);
         } finally {
             block.getAndAdd(WAITERS, -1);
@@ -426,6 +448,7 @@ public final class RwLock {
         int cnt;
         int waiters;
         int next;
+        boolean moved = false;
         for (;;) {
             cnt = val & COUNT_MASK;
             if (cnt == 0) {
@@ -433,6 +456,11 @@ public final class RwLock {
             }
             waiters = countWakes ? block.get(WAITERS) : 0;
             next = (cnt == WRITE_LOCKED || cnt == 1) ? 0 : val - 1;
+            if (seqSleep && next == 0 && val < 0 && !moved) {
+                // The release clears bit 31: move the wake sequence first, while still holding.
+                SeqSleep.move(seg, SEQ);
+                moved = true;
+            }
             final int w = (int) INT.compareAndExchange(seg, (long) LOCK, val, next);
             if (w == val) {
                 break;
@@ -440,7 +468,7 @@ public final class RwLock {
             val = w;
         }
         if (next == 0 && (waiters != 0 || val < 0)) {
-            futex.wake(seg, LOCK, cnt, priv);
+            futex.wake(seg, seqSleep ? SEQ : LOCK, cnt, priv);
         }
         return 0;
     }
@@ -461,15 +489,20 @@ public final class RwLock {
     public int downgrade() {
         int val;
         int waiters;
+        boolean moved = false;
         do {
             val = block.get(LOCK);
             if ((val & COUNT_MASK) != WRITE_LOCKED) {
                 return Errno.EPERM;
             }
             waiters = countWakes ? block.get(WAITERS) : 0;
+            if (seqSleep && val < 0 && !moved) {
+                SeqSleep.move(seg, SEQ);
+                moved = true;
+            }
         } while (block.cas(LOCK, val, 1) != val);
         if (waiters != 0 || val < 0) {
-            futex.wake(seg, LOCK, -1, priv);
+            futex.wake(seg, seqSleep ? SEQ : LOCK, -1, priv);
         }
         return 0;
     }

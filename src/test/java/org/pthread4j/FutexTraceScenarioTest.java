@@ -121,6 +121,20 @@ class FutexTraceScenarioTest {
         }
     }
 
+    /**
+     * A first sleep on a private mutex or rwlock: on the lock word ({@link #assertMutexSleep}), or,
+     * where the lock sleeps on its wake sequence ({@code seq}, the kernel backends), the CAS of
+     * bit 31 into the lock word and a wait on the sequence word, which held {@code sequence}.
+     */
+    static void assertLockSleep(final Futex futex, final boolean seq, final FutexTrace.Event e, final long address,
+                                final int seen, final int sequence) {
+        if (seq) {
+            assertEvent(e, "wait", address, sequence, 0);
+        } else {
+            assertMutexSleep(futex, e, address, seen);
+        }
+    }
+
     static void await(final CountDownLatch latch) {
         try {
             assertTrue(latch.await(LIVENESS.toSeconds(), TimeUnit.SECONDS), "latch");
@@ -177,7 +191,7 @@ class FutexTraceScenarioTest {
     void aContendedMutexIssuesOneWakeAndTheSleepersOneWait(final Futex futex) throws Exception {
         final Block b = memory.block(0, MutexLayout.SIZE, 8);
         final Mutex m = new Mutex(b, MutexAttr.builder().futex(futex).build());
-        final long lock = b.address(MutexLayout.LOCK);
+        final long lock = b.address(m.sleepOffset());
         final String me = Thread.currentThread().getName();
         assertEquals(0, m.lock());
         final Party t2 = new Party("T2", () -> {
@@ -194,7 +208,11 @@ class FutexTraceScenarioTest {
         assertEvent(mine.getFirst(), "wake", lock, 1, 1);
         final List<FutexTrace.Event> its = by("T2");
         assertEquals(1, its.size(), "T2 relocked with a plain CAS and its unlock woke nobody: " + its);
-        assertMutexSleep(futex, its.getFirst(), lock, 0x10);
+        final boolean seq = m.sleepOffset() == MutexLayout.SEQ;
+        assertLockSleep(futex, seq, its.getFirst(), lock, 0x10, 0);
+        if (seq) {
+            assertEquals(1, b.get(MutexLayout.SEQ), "one wake, one move of the sequence");
+        }
         assertEquals(2, on(lock).size());
     }
 
@@ -210,7 +228,7 @@ class FutexTraceScenarioTest {
     void aSleeperAcquiringWhileAnotherSleepsRecordsTheBitAndItsUnlockWakesIt(final Futex futex) throws Exception {
         final Block b = memory.block(0, MutexLayout.SIZE, 8);
         final Mutex m = new Mutex(b, MutexAttr.builder().futex(futex).build());
-        final long lock = b.address(MutexLayout.LOCK);
+        final long lock = b.address(m.sleepOffset());
         final CountDownLatch acquired = new CountDownLatch(1);
         final CountDownLatch mayUnlock = new CountDownLatch(1);
         final java.util.concurrent.atomic.AtomicReference<String> owner = new java.util.concurrent.atomic.AtomicReference<>();
@@ -257,7 +275,7 @@ class FutexTraceScenarioTest {
         final Block cb = memory.block(64, CondLayout.SIZE, 8);
         final Mutex m = new Mutex(mb, MutexAttr.builder().futex(futex).build());
         final Cond c = new Cond(cb, CondAttr.builder().futex(futex).build());
-        final long lock = mb.address(MutexLayout.LOCK);
+        final long lock = mb.address(m.sleepOffset());
         final boolean[] flag = new boolean[1];
         final CountDownLatch w1Returned = new CountDownLatch(1);
         final CountDownLatch w1MayUnlock = new CountDownLatch(1);
@@ -334,7 +352,7 @@ class FutexTraceScenarioTest {
         final Block cb = memory.block(64, CondLayout.SIZE, 8);
         final Mutex m = new Mutex(mb, MutexAttr.builder().futex(futex).build());
         final Cond c = new Cond(cb, CondAttr.builder().futex(futex).build());
-        final long lock = mb.address(MutexLayout.LOCK);
+        final long lock = mb.address(m.sleepOffset());
         final boolean[] flag = new boolean[1];
         final String me = Thread.currentThread().getName();
         final Party w1 = new Party("W1", () -> {
@@ -388,7 +406,8 @@ class FutexTraceScenarioTest {
     void theLastReaderWakesOneWriterAndAWritersUnlockWakesAll(final Futex futex) throws Exception {
         final Block b = memory.block(0, RwLockLayout.SIZE, 8);
         final RwLock rw = new RwLock(b, RwLockAttr.privateOn(futex));
-        final long lock = b.address(RwLockLayout.LOCK);
+        final long lock = b.address(rw.sleepOffset());
+        final boolean seq = rw.sleepOffset() == RwLockLayout.SEQ;
         final String me = Thread.currentThread().getName();
         final CountDownLatch writerMayUnlock = new CountDownLatch(1);
         assertEquals(0, rw.rdlock());
@@ -420,11 +439,11 @@ class FutexTraceScenarioTest {
         assertEvent(mine.getFirst(), "wake", lock, 1, 1);
         final List<FutexTrace.Event> writer = by("W");
         assertEquals(2, writer.size(), writer.toString());
-        assertMutexSleep(futex, writer.get(0), lock, 2);
+        assertLockSleep(futex, seq, writer.get(0), lock, 2, 0);
         assertEvent(writer.get(1), "wake", lock, RwLockLayout.WRITE_LOCKED, 1);
         final List<FutexTrace.Event> reader = by("R3");
         assertEquals(1, reader.size(), reader.toString());
-        assertMutexSleep(futex, reader.getFirst(), lock, RwLockLayout.WRITE_LOCKED);
+        assertLockSleep(futex, seq, reader.getFirst(), lock, RwLockLayout.WRITE_LOCKED, 1);
     }
 
     @ParameterizedTest(name = "{0}")

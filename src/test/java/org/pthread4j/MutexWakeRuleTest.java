@@ -41,7 +41,7 @@ class MutexWakeRuleTest {
         final TimesOutWhenWoken futex = new TimesOutWhenWoken(backend);
         try (Memory mem = memory()) {
             final Mutex m = new Mutex(block(mem, 0), MutexAttr.builder().type(kind).futex(futex).build());
-            final long word = m.block().address(MutexLayout.LOCK);
+            final long word = m.block().address(m.sleepOffset());
             assertEquals(0, m.lock());
 
             final AtomicInteger tid1 = new AtomicInteger();
@@ -94,7 +94,7 @@ class MutexWakeRuleTest {
     void aSleeperThatAcquiresWhileAnotherSleepsRecordsTheBit(final Futex futex, final int kind) throws Exception {
         try (Memory mem = memory()) {
             final Mutex m = new Mutex(block(mem, 0), MutexAttr.builder().type(kind).futex(futex).build());
-            final long word = m.block().address(MutexLayout.LOCK);
+            final long word = m.block().address(m.sleepOffset());
             assertEquals(0, m.lock());
             final CompletableFuture<Integer>[] done = new CompletableFuture[2];
             for (int i = 0; i < 2; i++) {
@@ -130,7 +130,7 @@ class MutexWakeRuleTest {
         final HoldsWhenWoken futex = new HoldsWhenWoken(org.pthread4j.futex.Futexes.parking());
         try (Memory mem = memory()) {
             final Mutex m = new Mutex(block(mem, 0), MutexAttr.builder().type(kind).futex(futex).build());
-            final long word = m.block().address(MutexLayout.LOCK);
+            final long word = m.block().address(m.sleepOffset());
             assertEquals(0, m.lock());
             final CompletableFuture<Integer>[] done = new CompletableFuture[2];
             final Thread[] threads = new Thread[2];
@@ -202,6 +202,11 @@ class MutexWakeRuleTest {
 
         HoldsWhenWoken(final Futex delegate) {
             super(delegate);
+        }
+
+        @Override
+        public boolean atomicSetBitWait() {
+            return delegate.atomicSetBitWait();
         }
 
         @Override

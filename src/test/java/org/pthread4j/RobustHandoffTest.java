@@ -26,7 +26,7 @@ class RobustHandoffTest {
         try (Memory memory = Memory.allocate(64)) {
             final Block b = memory.block(0, MutexLayout.SIZE, 8);
             final Mutex m = new Mutex(b, MutexAttr.builder().robust(true).pshared(pshared).build());
-            final long lock = b.address(MutexLayout.LOCK);
+            final long lock = b.address(m.sleepOffset());
             assertEquals(0, m.lock());
             final java.util.function.IntSupplier body = () -> {
                 final int r = m.timedlock(Timespec.after(Timespec.CLOCK_REALTIME, 30, TimeUnit.SECONDS));

@@ -313,7 +313,7 @@ class RwLockTest {
             final int r = rw.rdlock();
             return new int[] {r, Thread.currentThread().isInterrupted() ? 1 : 0, rw.unlock()};
         });
-        final long word = rw.block().address(RwLockLayout.LOCK);
+        final long word = rw.block().address(rw.sleepOffset());
         Spawn.until("reader asleep", () -> Sleepers.isAsleep(w.thread(), tid[0], word));
         w.thread().interrupt();
         // The reader must not come out of its wait while the writer holds the lock: it sleeps

@@ -107,7 +107,7 @@ class RwLockWakeRuleTest {
             assertTrue(System.nanoTime() < end, "no " + n + " waiters: " + rw);
             Thread.onSpinWait();
         }
-        Sleepers.awaitAsleep(t, tid.get(), b.address(RwLockLayout.LOCK), LIVENESS);
+        Sleepers.awaitAsleep(t, tid.get(), b.address(rw.sleepOffset()), LIVENESS);
         return f;
     }
 }

@@ -158,6 +158,24 @@ public final class DemoTraceCommand {
     // -------------------------------------------------------------------------------------------
     // The scenarios
 
+    /**
+     * The word a lock's sleepers wait on ({@code Mutex.sleepOffset()}, {@code RwLock.sleepOffset()}):
+     * the lock word, or on the kernel backends the wake sequence, which gets the name {@code NAME.seq}.
+     */
+    private static long sleepWord(final Timeline t, final Block b, final long sleepOffset, final long lockOffset,
+                                  final String name) {
+        final long address = b.address(sleepOffset);
+        if (sleepOffset != lockOffset) {
+            t.name(address, name + ".seq");
+        }
+        return address;
+    }
+
+    /** @return ", seq = N" where the lock sleeps on its wake sequence, else nothing */
+    private static String seqWord(final Block b, final long sleepOffset, final long lockOffset) {
+        return sleepOffset != lockOffset ? ", seq = " + b.get(sleepOffset) : "";
+    }
+
     /** An uncontended lock and unlock, then two threads contending for a NORMAL mutex. */
     static void mutex(final Timeline t, final Futex futex) {
         try (Memory mem = Memory.allocate(64); Actor t1 = new Actor("T1"); Actor t2 = new Actor("T2")) {
@@ -165,15 +183,16 @@ public final class DemoTraceCommand {
             final Mutex m = new Mutex(b, MutexAttr.builder().futex(futex).build());
             final long lock = b.address(MutexLayout.LOCK);
             t.name(lock, "m._m_lock");
+            final long sleep = sleepWord(t, b, m.sleepOffset(), MutexLayout.LOCK, "m");
             final Runnable words = () -> t.words("_m_lock = " + mutexWord(b.get(MutexLayout.LOCK))
-                + ", _m_waiters = " + b.get(MutexLayout.WAITERS));
+                + ", _m_waiters = " + b.get(MutexLayout.WAITERS) + seqWord(b, m.sleepOffset(), MutexLayout.LOCK));
             t.title("mutex", "a NORMAL process-private mutex (musl pthread_mutex_lock.c, pthread_mutex_unlock.c)");
 
             t.step("T1: lock()  -- uncontended: one CAS of _m_lock from 0 to EBUSY (16)");
             t.expect(0, t1.call(m::lock), "lock");
             words.run();
             t.events();
-            t.step("T1: unlock()  -- swap _m_lock to 0; the old value has no waiters bit: no wake");
+            t.step("T1: unlock()  -- release _m_lock to 0; the old value has no waiters bit: no wake");
             t.expect(0, t1.call(m::unlock), "unlock");
             words.run();
             t.events();
@@ -184,15 +203,15 @@ public final class DemoTraceCommand {
             t.events();
             t.step("T2: lock()  -- the CAS fails; T2 spins (at most 100 times, only while nobody sleeps),\n"
                 + "      counts itself in _m_waiters, sets bit 31 of _m_lock and sleeps (the parking backend does both\n"
-                + "      in one set_bit_wait_join under its bucket lock, joining any sleepers already queued; the kernel\n"
-                + "      ones CAS, then wait on the exact value)");
+                + "      in one set_bit_wait_join under its bucket lock, joining any sleepers already queued; on the kernel\n"
+                + "      ones T2 reads the wake sequence m.seq, CASes the bit in, then waits while m.seq is unchanged)");
             final Future<Integer> t2lock = t2.start(m::lock);
-            t.awaitAsleep(t2, lock, () -> b.get(MutexLayout.WAITERS) == 1);
+            t.awaitAsleep(t2, sleep, () -> b.get(MutexLayout.WAITERS) == 1);
             words.run();
             t.events();
             t.note("T2 is asleep: its wait is in progress, and a wait is recorded when it returns.");
-            t.step("T1: unlock()  -- the swap returns 0x80000010: bit 31 says someone may sleep,\n"
-                + "      so the unlock wakes one");
+            t.step("T1: unlock()  -- the old value is 0x80000010: bit 31 says someone may sleep,\n"
+                + "      so the unlock wakes one (on the kernel backends it first moves m.seq, then releases)");
             t.expect(0, t1.call(m::unlock), "unlock");
             t.expect(0, t.get(t2lock, "T2's lock"), "T2's lock");
             words.run();
@@ -216,10 +235,11 @@ public final class DemoTraceCommand {
             final Cond c = new Cond(cb, CondAttr.builder().futex(futex).build());
             final long lock = mb.address(MutexLayout.LOCK);
             t.name(lock, "m._m_lock");
+            final long sleep = sleepWord(t, mb, m.sleepOffset(), MutexLayout.LOCK, "m");
             t.name(cb.address(CondLayout.LOCK), "c._c_lock");
             final boolean[] flag = new boolean[1];
             final Runnable words = () -> t.words("_m_lock = " + mutexWord(mb.get(MutexLayout.LOCK))
-                + ", _m_waiters = " + mb.get(MutexLayout.WAITERS));
+                + ", _m_waiters = " + mb.get(MutexLayout.WAITERS) + seqWord(mb, m.sleepOffset(), MutexLayout.LOCK));
             t.title("cond", "a private condvar and a NORMAL mutex (musl pthread_cond_timedwait.c, "
                 + "pthread_cond_broadcast.c)");
 
@@ -275,7 +295,7 @@ public final class DemoTraceCommand {
                 }), "lock and broadcast");
                 t.events();
                 t.step("W1 wakes, takes its barrier, and tries to relock m, which S holds: it sleeps on m._m_lock");
-                t.awaitAsleep(w1, lock, () -> mb.get(MutexLayout.WAITERS) == 1);
+                t.awaitAsleep(w1, sleep, () -> mb.get(MutexLayout.WAITERS) == 1);
                 words.run();
                 t.events();
                 t.note("W2 and W3 are still asleep on their barriers: signaled, but not woken.");
@@ -308,8 +328,9 @@ public final class DemoTraceCommand {
             final RwLock rw = new RwLock(b, RwLockAttr.privateOn(futex));
             final long lock = b.address(RwLockLayout.LOCK);
             t.name(lock, "rw._rw_lock");
+            final long sleep = sleepWord(t, b, rw.sleepOffset(), RwLockLayout.LOCK, "rw");
             final Runnable words = () -> t.words("_rw_lock = " + rwWord(b.get(RwLockLayout.LOCK))
-                + ", _rw_waiters = " + b.get(RwLockLayout.WAITERS));
+                + ", _rw_waiters = " + b.get(RwLockLayout.WAITERS) + seqWord(b, rw.sleepOffset(), RwLockLayout.LOCK));
             t.title("rwlock", "a private read-write lock (musl pthread_rwlock_*.c)");
 
             t.step("R1: rdlock(); R2: rdlock()  -- each a CAS of the count, +1");
@@ -318,9 +339,9 @@ public final class DemoTraceCommand {
             words.run();
             t.events();
             t.step("W: wrlock()  -- the CAS 0 -> 0x7fffffff fails; W spins, counts itself in _rw_waiters,\n"
-                + "      sets bit 31 and sleeps on the exact value 0x80000002");
+                + "      sets bit 31 and sleeps while the lock stays busy (on the kernel backends: while rw.seq is unchanged)");
             final Future<Integer> wlock = w.start(rw::wrlock);
-            t.awaitAsleep(w, lock, () -> b.get(RwLockLayout.WAITERS) == 1);
+            t.awaitAsleep(w, sleep, () -> b.get(RwLockLayout.WAITERS) == 1);
             words.run();
             t.events();
             t.step("R1: unlock()  -- not the last reader: the count drops, the bit stays, no wake");
@@ -335,7 +356,7 @@ public final class DemoTraceCommand {
             t.events();
             t.step("R3: rdlock()  -- a writer holds the lock: R3 sleeps (readers sleep only behind a writer)");
             final Future<Integer> r3lock = r3.start(rw::rdlock);
-            t.awaitAsleep(r3, lock, () -> b.get(RwLockLayout.WAITERS) == 1);
+            t.awaitAsleep(r3, sleep, () -> b.get(RwLockLayout.WAITERS) == 1);
             words.run();
             t.events();
             t.step("W: unlock()  -- a writer's unlock wakes cnt = 0x7fffffff, that is ALL sleepers: they are\n"

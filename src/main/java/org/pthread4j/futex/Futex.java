@@ -163,6 +163,20 @@ public interface Futex {
     }
 
     /**
+     * Whether {@link #setBitWait} is one atomic step here: the check, the setting of the bit and
+     * the sleep cannot be separated by a change of the word, and {@code join} is honoured. A
+     * primitive whose word changes at every lock and unlock sleeps on that word only where this is
+     * true; elsewhere it sleeps on a word of its own that changes only when a wake is due (see
+     * {@link org.pthread4j.Mutex}'s class overview).
+     *
+     * @return true for the parking backend; false (the default) for backends that compose the
+     *     call from a read, a CAS and an exact-value wait
+     */
+    default boolean atomicSetBitWait() {
+        return false;
+    }
+
+    /**
      * Swap (seed 003's {@code FUTEX_SWAP}): wake one waiter of the second word and sleep on the
      * first while it holds {@code val}, in one call. A backend without the operation issues a
      * wake and then a wait.

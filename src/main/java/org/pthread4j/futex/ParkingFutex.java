@@ -139,6 +139,12 @@ public final class ParkingFutex implements Futex {
         return r;
     }
 
+    /** @return true: {@link #setBitWait} checks, sets and enqueues under the bucket lock */
+    @Override
+    public boolean atomicSetBitWait() {
+        return true;
+    }
+
     @Override
     public int setBitWait(final MemorySegment seg, final long off, final int bit, final int busy, final boolean join,
                           final boolean priv, final int clock, final Timespec deadline, final boolean interruptible) {

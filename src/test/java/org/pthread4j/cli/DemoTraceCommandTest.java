@@ -51,24 +51,31 @@ class DemoTraceCommandTest {
         }
         assertTrue(out.contains("futex backend " + futex.name()), out);
 
+        // The kernel backends sleep on the wake sequence, named NAME.seq (Mutex.sleepOffset()).
+        final boolean parking = futex instanceof org.pthread4j.futex.ParkingFutex;
+        final String msleep = parking ? "m\\._m_lock" : "m\\.seq";
+        final String rwsleep = parking ? "rw\\._rw_lock" : "rw\\.seq";
         final String mutex = section(out, "mutex");
         assertTrue(mutex.startsWith("== mutex"), mutex);
         assertTrue(Pattern.compile("1\\. T1: lock\\(\\).*\\n.*words:.*\\n\\s+futex:  none").matcher(mutex).find(),
             "the uncontended lock must show no futex call:\n" + mutex);
         assertTrue(mutex.contains("_m_lock = 0x80000010 (locked, waiters bit set), _m_waiters = 1"), mutex);
-        assertEquals(1, count(mutex, "T1\\s+wake\\s+m\\._m_lock n=1\\s+-> 1 woken"), mutex);
+        assertEquals(1, count(mutex, "T1\\s+wake\\s+" + msleep + " n=1\\s+-> 1 woken"), mutex);
         // The parking backend sets the bit and sleeps in one set_bit_wait_join (recorded with the
-        // bit); the kernel backends CAS the bit, then wait on the value with it.
-        assertEquals(1, count(mutex, futex instanceof org.pthread4j.futex.ParkingFutex
+        // bit); the kernel backends CAS the bit, then wait on the wake sequence, which held 0.
+        assertEquals(1, count(mutex, parking
             ? "T2\\s+set_bit_wait_join\\s+m\\._m_lock bit=0x80000000\\s+-> 0 \\(woken\\)"
-            : "T2\\s+wait\\s+m\\._m_lock val=0x80000010\\s+-> 0 \\(woken\\)"), mutex);
+            : "T2\\s+wait\\s+m\\.seq val=0x00000000\\s+-> 0 \\(woken\\)"), mutex);
+        if (!parking) {
+            assertTrue(mutex.contains("_m_waiters = 0, seq = 1"), "the unlock moved the sequence once:\n" + mutex);
+        }
         assertEquals(2, count(mutex, EVENT), "exactly two futex calls:\n" + mutex);
 
         final String cond = section(out, "cond");
-        final String requeue = "requeue\\s+%s\\.barrier -> m\\._m_lock wake 0, move 1\\s+-> 1 moved, none woken";
+        final String requeue = "requeue\\s+%s\\.barrier -> " + msleep + " wake 0, move 1\\s+-> 1 moved, none woken";
         if (org.pthread4j.Cond.REQUEUE_FIRST) {
             assertEquals(1, count(cond, EVENT + "S\\s+" + requeue.formatted("W1")), "the broadcaster requeues W1:\n" + cond);
-            assertEquals(1, count(cond, EVENT + "S\\s+wake\\s+m\\._m_lock n=1\\s+-> 1 woken"), cond);
+            assertEquals(1, count(cond, EVENT + "S\\s+wake\\s+" + msleep + " n=1\\s+-> 1 woken"), cond);
             assertEquals(0, count(cond, EVENT + "S\\s+wake\\s+W1"), "the broadcaster wakes nobody:\n" + cond);
             assertEquals(3, count(cond, EVENT + "\\S+\\s+wake\\s"), cond);
             assertEquals(3, count(cond, EVENT + "\\S+\\s+requeue\\s"), cond);
@@ -85,8 +92,8 @@ class DemoTraceCommandTest {
         assertEquals(0, count(cond, EVENT + ".*c\\._c_lock"), "the condvar's own lock was never contended:\n" + cond);
 
         final String rw = section(out, "rwlock");
-        assertEquals(1, count(rw, "R2\\s+wake\\s+rw\\._rw_lock n=1\\s+-> 1 woken"), rw);
-        assertEquals(1, count(rw, "W\\s+wake\\s+rw\\._rw_lock n=2147483647 \\(all\\)\\s+-> 1 woken"), rw);
+        assertEquals(1, count(rw, "R2\\s+wake\\s+" + rwsleep + " n=1\\s+-> 1 woken"), rw);
+        assertEquals(1, count(rw, "W\\s+wake\\s+" + rwsleep + " n=2147483647 \\(all\\)\\s+-> 1 woken"), rw);
         assertEquals(0, count(rw, "R1\\s+wake"), rw);
 
         final String sem = section(out, "sem");

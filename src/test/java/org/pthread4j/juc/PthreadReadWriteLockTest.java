@@ -43,7 +43,7 @@ class PthreadReadWriteLockTest {
         }
 
         long word() {
-            return block.address(RwLockLayout.LOCK);
+            return block.address(rw.rwLock().sleepOffset());
         }
 
         <T> JucTestSupport.Call<T> blocked(final String name, final Callable<T> body) throws InterruptedException {
