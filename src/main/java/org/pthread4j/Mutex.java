@@ -80,9 +80,10 @@ import java.util.Objects;
  *     attempt costs the holder a wake syscall (measured, 4 threads on 2 cores: about 340,000
  *     waits a second returned at once, about 1,000 slept). There, sleepers wait on
  *     {@link MutexLayout#SEQ} instead, a word that moves only when a wake is due: read it, set
- *     bit 31 into the busy lock word, wait while it is unchanged; an unlock that finds bit 31
- *     moves it <em>before</em> its releasing CAS, then wakes ({@link SeqSleep}, proved by
- *     {@code MutexSeqSleepTest} and jcstress {@code MutexBitRuleTest}). A condvar requeues its
+ *     bit 31 into the busy lock word, wait while it is unchanged; an unlock that finds bit 31,
+ *     still holding, takes the bit out, <em>then</em> moves the sequence, then releases and
+ *     wakes ({@link SeqSleep}, proved by {@code MutexSeqSleepTest} and jcstress
+ *     {@code MutexBitRuleTest}). A condvar requeues its
  *     waiters onto that word too ({@link #sleepOffset()}).</li>
  * <li><b>Destroy after unlock.</b> Unlock reads everything it needs before its releasing
  *     swap and afterwards touches nothing but the futex wake, which never reads the memory;
@@ -503,17 +504,23 @@ public final class Mutex {
 
     /**
      * The releasing step of a {@link #seqSleep} mutex ({@link SeqSleep}), from {@code w}, the word
-     * as the holder last read it, to 0: a release that clears bit 31 moves the sequence
-     * <em>before</em> the CAS that releases (while the mutex is still held, so unlock touches
-     * nothing of the mutex after releasing it), then wakes one sleeper. While the holder holds
-     * the lock the bit can appear, never go: each failed CAS sees it set.
+     * as the holder last read it, to 0. While bit 31 is set, the holder first takes it out
+     * ({@link SeqSleep#claim}), then moves the sequence, then releases; each step while it still
+     * holds the mutex, so unlock touches nothing of the mutex after releasing it. A sleeper that
+     * set the bit again after the claim makes the releasing CAS fail, and its bit gets a move of
+     * its own. One wake follows: the woken thread re-arms the bit for any other (the bit rule).
      */
     private void releaseSeq(int w) {
-        boolean bumped = false;
+        boolean moved = false;
         for (;;) {
-            if (w < 0 && !bumped) {
-                SeqSleep.move(seg, SEQ);
-                bumped = true;
+            if (w < 0) {
+                final int x = SeqSleep.claim(seg, LOCK, SEQ, w);
+                if (x != w) {
+                    w = x;
+                    continue;
+                }
+                w &= Integer.MAX_VALUE;
+                moved = true;
             }
             final int x = (int) INT.compareAndExchange(seg, LOCK, w, 0);
             if (x == w) {
@@ -521,7 +528,7 @@ public final class Mutex {
             }
             w = x;
         }
-        if (bumped) {
+        if (moved) {
             futex.wake(seg, SEQ, 1, priv);
         }
     }

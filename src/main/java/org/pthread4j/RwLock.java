@@ -448,7 +448,7 @@ public final class RwLock {
         int cnt;
         int waiters;
         int next;
-        boolean moved = false;
+        int moved = 0;
         for (;;) {
             cnt = val & COUNT_MASK;
             if (cnt == 0) {
@@ -456,10 +456,17 @@ public final class RwLock {
             }
             waiters = countWakes ? block.get(WAITERS) : 0;
             next = (cnt == WRITE_LOCKED || cnt == 1) ? 0 : val - 1;
-            if (seqSleep && next == 0 && val < 0 && !moved) {
-                // The release clears bit 31: move the wake sequence first, while still holding.
-                SeqSleep.move(seg, SEQ);
-                moved = true;
+            if (seqSleep && next == 0 && val < 0) {
+                // The release would clear bit 31: take the bit out, then move the wake sequence,
+                // while still holding (SeqSleep); the wake count is this holder's (one writer
+                // behind the last reader, everyone behind a writer).
+                final int w = SeqSleep.claim(seg, LOCK, SEQ, val);
+                if (w != val) {
+                    val = w;
+                    continue;
+                }
+                val &= COUNT_MASK;
+                moved = cnt;
             }
             final int w = (int) INT.compareAndExchange(seg, (long) LOCK, val, next);
             if (w == val) {
@@ -467,8 +474,12 @@ public final class RwLock {
             }
             val = w;
         }
-        if (next == 0 && (waiters != 0 || val < 0)) {
-            futex.wake(seg, seqSleep ? SEQ : LOCK, cnt, priv);
+        if (moved != 0) {
+            // Also when a reader came in after the claim and this unlock ended up not the last:
+            // the bit was taken out, so the sleepers are woken, and re-arm it (the bit rule).
+            futex.wake(seg, SEQ, moved, priv);
+        } else if (next == 0 && (waiters != 0 || val < 0)) {
+            futex.wake(seg, LOCK, cnt, priv);
         }
         return 0;
     }
@@ -490,19 +501,28 @@ public final class RwLock {
         int val;
         int waiters;
         boolean moved = false;
-        do {
+        for (;;) {
             val = block.get(LOCK);
             if ((val & COUNT_MASK) != WRITE_LOCKED) {
                 return Errno.EPERM;
             }
             waiters = countWakes ? block.get(WAITERS) : 0;
-            if (seqSleep && val < 0 && !moved) {
-                SeqSleep.move(seg, SEQ);
+            if (seqSleep && val < 0) {
+                // As unlock: take bit 31 out, then move the wake sequence, while still holding.
+                if (SeqSleep.claim(seg, LOCK, SEQ, val) != val) {
+                    continue;
+                }
+                val &= COUNT_MASK;
                 moved = true;
             }
-        } while (block.cas(LOCK, val, 1) != val);
-        if (waiters != 0 || val < 0) {
-            futex.wake(seg, seqSleep ? SEQ : LOCK, -1, priv);
+            if (block.cas(LOCK, val, 1) == val) {
+                break;
+            }
+        }
+        if (moved) {
+            futex.wake(seg, SEQ, -1, priv);
+        } else if (waiters != 0 || val < 0) {
+            futex.wake(seg, LOCK, -1, priv);
         }
         return 0;
     }

@@ -18,15 +18,22 @@ import java.lang.foreign.MemorySegment;
  * <ul>
  * <li><b>Sleeper:</b> read the sequence; set bit 31 into the lock word while it is busy (if it
  *     is not busy, retry the lock); wait while the sequence still holds what was read.</li>
- * <li><b>Unlock</b> that finds bit 31: move the sequence <em>before</em> the CAS that releases
- *     the word and clears the bit (so unlock touches nothing of the lock after releasing it,
- *     as POSIX's destroy-after-unlock requires), then wake.</li>
+ * <li><b>Unlock</b> that finds bit 31, still holding the lock: take the bit out of the word
+ *     ({@link #claim}: a CAS to the same value without it), <em>then</em> move the sequence,
+ *     then release with a CAS, which fails if a sleeper set the bit again meanwhile (the unlock
+ *     then claims and moves once more); then wake. Every step that touches the lock comes
+ *     before the release, as POSIX's destroy-after-unlock requires.</li>
  * </ul>
- * No wake is lost: a sleeper that set the bit read the sequence before, and the unlock that
- * clears that bit moves it. Either the move comes first, and the sleeper's wait returns at
- * once, or the sleeper is asleep in the kernel before the move, hence before the wake. A wait
- * that returns because the sequence moved counts as a wake taken: the caller re-arms the bit
- * by the bit rule (see {@link Mutex}). musl has no such word; process-shared locks keep musl's
+ * No wake is lost. A sleeper read the sequence before it set the bit or saw it set, hence
+ * before the claim that takes that bit out, hence before the move that follows the claim.
+ * Either the move comes first, and the sleeper's wait returns at once, or the sleeper is asleep
+ * in the kernel before the move, hence before the wake. The order of claim and move matters: a
+ * move before the claim would leave the bit visible after the move, and a sleeper that then
+ * read the moved sequence and saw the bit could sleep on a sequence no unlock moves again (a
+ * two-thread handoff stress lost a wakeup that way within a second,
+ * {@code MutexSeqSleepTest.twoThreadsHandingAMutexBackAndForthNeverLoseAWakeup}). A wait that
+ * returns because the sequence moved counts as a wake taken: the caller re-arms the bit by the
+ * bit rule (see {@link Mutex}). musl has no such word; process-shared locks keep musl's
  * protocol, and their sequence word stays zero.
  */
 final class SeqSleep {
@@ -62,7 +69,22 @@ final class SeqSleep {
         return e == Errno.EAGAIN ? 0 : e;
     }
 
-    /** Moves the sequence: by an unlock that will clear bit 31, before its releasing CAS. */
+    /**
+     * The holder's first step of a release that clears bit 31: takes the bit out of the word at
+     * {@code lock} (CAS from {@code w}, which has it, to {@code w} without it) and, if that
+     * succeeded, moves the sequence.
+     *
+     * @return the CAS witness: {@code w} when claimed and moved, else the word found (retry)
+     */
+    static int claim(final MemorySegment seg, final long lock, final long seq, final int w) {
+        final int x = (int) Block.INT.compareAndExchange(seg, lock, w, w & Integer.MAX_VALUE);
+        if (x == w) {
+            move(seg, seq);
+        }
+        return x;
+    }
+
+    /** Moves the sequence. */
     static void move(final MemorySegment seg, final long seq) {
         Block.INT.getAndAdd(seg, seq, 1);
     }

@@ -159,6 +159,68 @@ class MutexSeqSleepTest {
         }
     }
 
+    /** How long each handoff stress runs. */
+    private static final long STRESS_NANOS = TimeUnit.MILLISECONDS.toNanos(1500);
+
+    /**
+     * Two threads hand one mutex back and forth as fast as they can, for 1.5 s, so that each of
+     * them keeps sleeping, taking wakes and acquiring with bit 31 recorded for the other: every
+     * interleaving of a sleeper's read of the sequence, its sight of the bit and the unlock's
+     * steps comes up. Both must finish; a lost wakeup leaves one asleep. (This caught a sleeper
+     * that relied on a bit already set and read the sequence between an unlock's move and its
+     * release: the unlock now clears the bit before it moves the sequence.)
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("org.pthread4j.MutexTestSupport#privateKindArgs")
+    void twoThreadsHandingAMutexBackAndForthNeverLoseAWakeup(final Futex backend, final int kind) throws Exception {
+        try (Memory mem = memory()) {
+            final Mutex m = new Mutex(block(mem, 0), MutexAttr.builder().type(kind).futex(backend).build());
+            handOff(m::lock, m::unlock, m::toString);
+            assertEquals(Mutex.State.FREE, m.state());
+            assertEquals(0, m.waiterCount());
+        }
+    }
+
+    /** {@link #twoThreadsHandingAMutexBackAndForthNeverLoseAWakeup} for a read-write lock: one writer, one reader. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.pthread4j.testing.Backends#privateBackends")
+    void aWriterAndAReaderHandingARwLockBackAndForthNeverLoseAWakeup(final Futex backend) throws Exception {
+        try (Memory mem = Memory.allocate(RwLockLayout.SIZE)) {
+            final RwLock rw = new RwLock(mem.block(0, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT),
+                RwLockAttr.privateOn(backend));
+            handOff(() -> Thread.currentThread().getName().endsWith("0") ? rw.wrlock() : rw.rdlock(), rw::unlock,
+                rw::toString);
+            assertEquals(0, rw.word());
+            assertEquals(0, rw.waiterCount());
+        }
+    }
+
+    /** Runs lock/unlock on two threads ("handoff-0", "handoff-1") for {@link #STRESS_NANOS}; both must finish. */
+    private static void handOff(final java.util.function.IntSupplier lock, final java.util.function.IntSupplier unlock,
+                                final java.util.function.Supplier<String> state) throws Exception {
+        final java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        final AtomicInteger errors = new AtomicInteger();
+        final Thread[] ts = new Thread[2];
+        for (int i = 0; i < 2; i++) {
+            ts[i] = Thread.ofPlatform().daemon().name("handoff-" + i).start(() -> {
+                // A volatile flag, not the clock: the handoffs must follow each other as closely as they can.
+                while (!stop.get()) {
+                    if (lock.getAsInt() != 0 || unlock.getAsInt() != 0) {
+                        errors.incrementAndGet();
+                        return;
+                    }
+                }
+            });
+        }
+        Thread.sleep(TimeUnit.NANOSECONDS.toMillis(STRESS_NANOS));
+        stop.set(true);
+        for (final Thread t : ts) {
+            t.join(LIVENESS.toMillis());
+            assertTrue(!t.isAlive(), t.getName() + " did not finish (a lost wakeup): " + state.get());
+        }
+        assertEquals(0, errors.get());
+    }
+
     /** Which mutexes sleep where: only private mutexes under the bit rule on a non-atomic backend use the sequence. */
     @Test
     void onlyPrivateMutexesOnAKernelBackendSleepOnTheSequence() {
