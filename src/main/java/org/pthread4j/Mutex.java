@@ -165,7 +165,7 @@ import java.util.Objects;
  *     raised it to 0.77-0.83x on the parking backend ({@code ./pthread4j bench lock}, two runs;
  *     JMH {@code MutexBenchmark -t 4}: 0.67-0.69x). On the kernel backends they sleep on the
  *     wake sequence {@link MutexLayout#SEQ} (a word musl leaves unused): 0.24-0.25x before,
- *     0.39-0.40x after ({@code ./pthread4j bench lock}, linux and linux-noprivate, 4 threads).</li>
+ *     0.34-0.40x after ({@code ./pthread4j bench lock}, linux and linux-noprivate, 4 threads, five runs).</li>
  * <li>An unlock that makes a robust mutex unrecoverable wakes every sleeper (musl wakes one,
  *     which leaves the others asleep for ever); each then returns ENOTRECOVERABLE.</li>
  * <li>{@link #timedlock(int, Timespec, boolean)} takes a clock and can be interruptible.</li>
