@@ -56,6 +56,43 @@ class MutexSeqSleepTest {
             firstResult.set(r);
             return r;
         }
+
+        /**
+         * Starts the target thread, which locks and then unlocks, and waits until it is held on its
+         * way into its first wait.
+         *
+         * @return the thread's result: 0, or the first nonzero errno of its lock and unlock
+         */
+        CompletableFuture<Integer> startHeld(final java.util.function.IntSupplier lock,
+                                             final java.util.function.IntSupplier unlock) throws InterruptedException {
+            final CompletableFuture<Integer> done = new CompletableFuture<>();
+            final Thread t = Thread.ofPlatform().daemon().unstarted(() -> {
+                final int r = lock.getAsInt();
+                done.complete(r != 0 ? r : unlock.getAsInt());
+            });
+            target = t;
+            t.start();
+            assertTrue(paused.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "the thread never tried to sleep");
+            return done;
+        }
+
+        /**
+         * Lets the held thread go on into its wait, which must return at once (the sequence moved
+         * meanwhile), and waits until the thread has set bit 31 of the lock word again.
+         */
+        void letGoAndAwaitReArm(final Block b, final long lock, final java.util.function.Supplier<String> state)
+            throws InterruptedException {
+            go.countDown();
+            final long end = System.nanoTime() + LIVENESS.toNanos();
+            while (firstResult.get() < 0 && System.nanoTime() < end) {
+                Thread.sleep(1);
+            }
+            assertEquals(Errno.EAGAIN, firstResult.get(), "the wait on the old sequence returned at once");
+            while (b.get(lock) >= 0 && System.nanoTime() < end) {
+                Thread.sleep(1);
+            }
+            assertTrue(b.get(lock) < 0, "the sleeper set bit 31 again: " + state.get());
+        }
     }
 
     /**
@@ -76,14 +113,7 @@ class MutexSeqSleepTest {
             assertEquals(MutexLayout.SEQ, m.sleepOffset(), "a composed set-bit-and-wait sleeps on the sequence");
             assertEquals(0, m.lock());
 
-            final CompletableFuture<Integer> done = new CompletableFuture<>();
-            final Thread t = Thread.ofPlatform().daemon().unstarted(() -> {
-                final int r = m.lock();
-                done.complete(r != 0 ? r : m.unlock());
-            });
-            futex.target = t;
-            t.start();
-            assertTrue(futex.paused.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "the locker never tried to sleep");
+            final CompletableFuture<Integer> done = futex.startHeld(m::lock, m::unlock);
             assertTrue(b.get(MutexLayout.LOCK) < 0, "the sleeper set bit 31 before its wait: " + m);
             assertEquals(0, b.get(MutexLayout.SEQ));
 
@@ -92,19 +122,10 @@ class MutexSeqSleepTest {
             assertEquals(0, m.lock(), "relock through the fast path");
             assertTrue(b.get(MutexLayout.LOCK) >= 0, "the fast path's CAS from 0 dropped the bit: " + m);
 
-            futex.go.countDown();
-            final long end = System.nanoTime() + LIVENESS.toNanos();
-            while (futex.firstResult.get() < 0 && System.nanoTime() < end) {
-                Thread.sleep(1);
-            }
-            assertEquals(Errno.EAGAIN, futex.firstResult.get(), "the wait on the old sequence returned at once");
-            while (b.get(MutexLayout.LOCK) >= 0 && System.nanoTime() < end) {
-                Thread.sleep(1);
-            }
-            assertTrue(b.get(MutexLayout.LOCK) < 0, "the sleeper set bit 31 again: " + m);
+            futex.letGoAndAwaitReArm(b, MutexLayout.LOCK, m::toString);
             assertEquals(0, m.unlock());
             assertEquals(0, done.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "the sleeper was stranded: " + m);
-            t.join(LIVENESS.toMillis());
+            futex.target.join(LIVENESS.toMillis());
             assertEquals(Mutex.State.FREE, m.state());
             assertEquals(0, m.waiterCount());
             assertEquals(2, b.get(MutexLayout.SEQ), "two unlocks cleared the bit");
@@ -126,14 +147,7 @@ class MutexSeqSleepTest {
             final RwLock rw = new RwLock(b, RwLockAttr.privateOn(futex));
             assertEquals(RwLockLayout.SEQ, rw.sleepOffset());
             assertEquals(0, rw.wrlock());
-            final CompletableFuture<Integer> done = new CompletableFuture<>();
-            final Thread t = Thread.ofPlatform().daemon().unstarted(() -> {
-                final int r = rw.rdlock();
-                done.complete(r != 0 ? r : rw.unlock());
-            });
-            futex.target = t;
-            t.start();
-            assertTrue(futex.paused.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "the reader never tried to sleep");
+            final CompletableFuture<Integer> done = futex.startHeld(rw::rdlock, rw::unlock);
             assertEquals(RwLockLayout.WRITE_LOCKED | RwLockLayout.WAITERS_BIT, b.get(RwLockLayout.LOCK));
 
             assertEquals(0, rw.unlock());
@@ -141,19 +155,10 @@ class MutexSeqSleepTest {
             assertEquals(0, rw.trywrlock(), "write-lock again through the fast path");
             assertEquals(RwLockLayout.WRITE_LOCKED, b.get(RwLockLayout.LOCK), "the fast path dropped the bit");
 
-            futex.go.countDown();
-            final long end = System.nanoTime() + LIVENESS.toNanos();
-            while (futex.firstResult.get() < 0 && System.nanoTime() < end) {
-                Thread.sleep(1);
-            }
-            assertEquals(Errno.EAGAIN, futex.firstResult.get(), "the wait on the old sequence returned at once");
-            while (b.get(RwLockLayout.LOCK) >= 0 && System.nanoTime() < end) {
-                Thread.sleep(1);
-            }
-            assertTrue(b.get(RwLockLayout.LOCK) < 0, "the reader set bit 31 again: " + rw);
+            futex.letGoAndAwaitReArm(b, RwLockLayout.LOCK, rw::toString);
             assertEquals(0, rw.unlock());
             assertEquals(0, done.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "the reader was stranded: " + rw);
-            t.join(LIVENESS.toMillis());
+            futex.target.join(LIVENESS.toMillis());
             assertEquals(0, b.get(RwLockLayout.LOCK));
             assertEquals(2, b.get(RwLockLayout.SEQ));
         }
