@@ -85,10 +85,11 @@ import java.util.Objects;
  *     wakes ({@link SeqSleep}, proved by {@code MutexSeqSleepTest} and jcstress
  *     {@code MutexBitRuleTest}). A condvar requeues its
  *     waiters onto that word too ({@link #sleepOffset()}).</li>
- * <li><b>Destroy after unlock.</b> Unlock reads everything it needs before its releasing
- *     swap and afterwards touches nothing but the futex wake, which never reads the memory;
- *     so another thread may lock, unlock, destroy and free the mutex the moment the swap
- *     lands (POSIX allows exactly that).</li>
+ * <li><b>Destroy after unlock.</b> Unlock reads and writes everything it needs before its
+ *     releasing swap (a CAS on the wake-sequence path, after the sequence moved) and afterwards
+ *     touches nothing but the futex wake, which never reads the memory; so another thread may
+ *     lock, unlock, destroy and free the mutex the moment the release lands (POSIX allows
+ *     exactly that).</li>
  * </ul>
  * Every word access is volatile (musl treats each atomic as a full barrier), so the swap of
  * an unlock cannot pass its own earlier read of {@code _m_waiters}.

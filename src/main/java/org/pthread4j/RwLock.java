@@ -61,7 +61,10 @@ import static org.pthread4j.RwLockLayout.WRITE_LOCKED;
  * 31 and sleeps in one step, atomic on the parking backend: under musl's rule a set-and-wait on
  * the value it saw (seed 000); under the bit rule a set-bit-and-wait on any value that keeps it
  * waiting ({@link Futex#setBitWait}), joining the sleepers already queued unless it was woken,
- * as a {@link Mutex} sleeper does.
+ * as a {@link Mutex} sleeper does. On a backend whose set-bit-and-wait is not atomic (the
+ * kernel) a private lock's sleepers wait instead on the wake sequence {@link RwLockLayout#SEQ}:
+ * an unlock or downgrade that finds bit 31 takes it out, moves the sequence, then releases and
+ * wakes ({@link #sleepOffset()}; see {@link Mutex}, "Sleeping on a word of its own").
  *
  * <p>Like musl there is no owner tracking: a second {@code wrlock} by the holder deadlocks, a
  * {@code rdlock} while holding the write lock deadlocks, and an unlock by a thread that holds
@@ -156,7 +159,11 @@ public final class RwLock {
      * @param block the block holding the lock
      * @return the view
      * @throws IllegalArgumentException when the block is too small, misaligned, or does not
-     *                                  hold a consistent {@code pthread_rwlock_t}
+     *                                  hold a consistent {@code pthread_rwlock_t} ({@code _rw_shared}
+     *                                  other than 0 or 128, a negative waiter count, a lock word of
+     *                                  0x80000000, a nonzero byte from 16 on, or, in a process-shared
+     *                                  lock, nonzero bytes 12-15, the wake sequence only a private
+     *                                  lock uses)
      */
     public static RwLock attach(final Block block) {
         return attach(block, null);

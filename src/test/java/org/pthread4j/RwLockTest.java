@@ -440,6 +440,16 @@ class RwLockTest {
         assertThrows(IllegalArgumentException.class, () -> RwLock.attach(b));
         b.set(48, 0);
         assertEquals(0, RwLock.attach(b).word());
+        // Bytes 12-15: the wake sequence of a private lock on a kernel backend, any value; a
+        // process-shared lock keeps them 0, as musl does.
+        b.set(RwLockLayout.SEQ, 77);
+        assertEquals(0, RwLock.attach(b).word(), "a private lock's wake sequence may hold anything");
+        b.set(RwLockLayout.SHARED, RwLockLayout.PSHARED);
+        final IllegalArgumentException seq = assertThrows(IllegalArgumentException.class, () -> RwLock.attach(b));
+        assertTrue(seq.getMessage().contains("bytes 12-15 of a process-shared lock are 77"), seq.getMessage());
+        b.set(RwLockLayout.SEQ, 0);
+        assertTrue(RwLock.attach(b).isPshared());
+        b.set(RwLockLayout.SHARED, 0);
 
         final Memory m = Memory.allocate(128);
         memories.add(m);

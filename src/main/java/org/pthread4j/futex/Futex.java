@@ -140,7 +140,9 @@ public interface Futex {
      *
      * <p>A backend without the atomic operation (the kernel) composes it from a read, a CAS
      * and a wait on the value set, which returns EAGAIN when the word moves before the sleep,
-     * and ignores {@code join}: it cannot see who sleeps.
+     * and ignores {@code join}: it cannot see who sleeps. Such a backend says so through
+     * {@link #atomicSetBitWait()}, and the private {@code Mutex} and {@code RwLock} then sleep on
+     * a wake sequence instead of calling this.
      *
      * @param seg           the segment holding the word
      * @param off           the word's offset

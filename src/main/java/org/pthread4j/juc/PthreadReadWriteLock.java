@@ -12,6 +12,7 @@ import org.pthread4j.RwLockAttr;
 import org.pthread4j.RwLockLayout;
 import org.pthread4j.Timespec;
 import org.pthread4j.futex.Futex;
+import org.pthread4j.futex.ThreadTable;
 import org.pthread4j.memory.Block;
 
 import java.util.Objects;
@@ -81,17 +82,12 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
     /** Read holds of each thread; the entry stays while the thread lives (reused by later reads). */
     private final ThreadLocal<Holds> readHolds = new ThreadLocal<>();
     /**
-     * Recent readers' holds, saving them the {@link ThreadLocal} lookup: a slot per
-     * {@link Thread#threadId()} modulo {@value #SLOTS}, holding the holds of the last thread of
-     * that index that read. A slot is written only on a miss (a thread's first read of this lock,
-     * or after a thread of a colliding index took it), so readers that take turns read the table
-     * and never write to it; a cache of the first reader only, set once, served no thread of a
-     * pool started after that one (1 thread, fresh threads per run: 0.70x
-     * {@code ReentrantReadWriteLock}, see the CHANGELOG). The slots used lie in the middle of the
-     * array, so that no line of it is shared with another object's fields. The holds record a
-     * thread id, not the thread, so the table keeps no ended thread reachable.
+     * Recent readers' holds, saving them the {@link ThreadLocal} lookup ({@link ThreadTable}, 16
+     * slots). A cache of the first reader only, set once, served no thread of a pool started
+     * after that one (1 thread, fresh threads per run: 0.70x {@code ReentrantReadWriteLock}, see
+     * the CHANGELOG).
      */
-    private final Holds[] recent = new Holds[PAD + SLOTS + PAD];
+    private final Holds[] recent = new Holds[ThreadTable.length(16)];
     /** The writing thread, or null; written only by the writer while it holds the word. */
     private Thread writer;
     /** The writer's holds; touched only by the writer. */
@@ -99,20 +95,9 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
     /** Whether the writer took read holds inside its write lock (then its release may downgrade). */
     private boolean writerReads;
 
-    /** Slots of {@link #recent}, a power of two. */
-    private static final int SLOTS = 16;
-    /** Unused slots before and after them: 64 bytes of references at least. */
-    private static final int PAD = 16;
-
-    /** One thread's read holds, touched only by that thread. */
-    private static final class Holds {
-        /** {@link Thread#threadId()} of the thread (never reused by the JVM). */
-        final long thread;
+    /** One thread's read holds, made and touched only by that thread. */
+    private static final class Holds extends ThreadTable.Entry {
         int count;
-
-        Holds(final long thread) {
-            this.thread = thread;
-        }
     }
 
     /**
@@ -275,34 +260,27 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
 
     /** @return the current thread's holds, made on its first read */
     private Holds holds() {
-        final long t = Thread.currentThread().threadId();
-        final Holds h = recent[PAD + ((int) t & (SLOTS - 1))];
-        return h != null && h.thread == t ? h : holdsMiss(t, true);
+        final Holds h = ThreadTable.get(recent);
+        return h != null ? h : holdsMiss(true);
     }
 
     /** @return the current thread's holds, or null if it never read */
     private Holds existingHolds() {
-        final long t = Thread.currentThread().threadId();
-        final Holds h = recent[PAD + ((int) t & (SLOTS - 1))];
-        return h != null && h.thread == t ? h : holdsMiss(t, false);
+        final Holds h = ThreadTable.get(recent);
+        return h != null ? h : holdsMiss(false);
     }
 
-    /**
-     * The thread-local lookup behind {@link #recent}; the holds found (or made) take the slot.
-     * A plain store: two threads of one index may overwrite each other, which only costs a miss,
-     * and {@link Holds#thread} is final, so a reader of the slot sees it complete.
-     */
-    private Holds holdsMiss(final long t, final boolean make) {
+    /** The thread-local lookup behind {@link #recent}; the holds found (or made) take the slot. */
+    private Holds holdsMiss(final boolean make) {
         Holds h = readHolds.get();
         if (h == null) {
             if (!make) {
                 return null;
             }
-            h = new Holds(t);
+            h = new Holds();
             readHolds.set(h);
         }
-        recent[PAD + ((int) t & (SLOTS - 1))] = h;
-        return h;
+        return ThreadTable.put(recent, h);
     }
 
     /** @return whether the current thread holds read locks (then it may not wait for the write lock) */
