@@ -401,15 +401,24 @@ class FutexTraceScenarioTest {
         return head;
     }
 
+    /**
+     * docs/04-rwlock.md: the last reader's unlock wakes the writer; the writer's unlock (bit rule)
+     * wakes one of the two readers asleep behind it, and that reader, getting in while the other
+     * still sleeps, passes a wake on: the readers' chain. The second reader's unlock, the last,
+     * finds the bit the first one recorded and wakes once more, finding nobody.
+     */
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.pthread4j.testing.Backends#privateBackends")
-    void theLastReaderWakesOneWriterAndAWritersUnlockWakesAll(final Futex futex) throws Exception {
+    void theLastReaderWakesOneWriterAndAWritersUnlockWakesOneReaderWhoWakesTheNext(final Futex futex)
+        throws Exception {
         final Block b = memory.block(0, RwLockLayout.SIZE, 8);
         final RwLock rw = new RwLock(b, RwLockAttr.privateOn(futex));
         final long lock = b.address(rw.sleepOffset());
         final boolean seq = rw.sleepOffset() == RwLockLayout.SEQ;
         final String me = Thread.currentThread().getName();
         final CountDownLatch writerMayUnlock = new CountDownLatch(1);
+        final CountDownLatch r3MayUnlock = new CountDownLatch(1);
+        final CountDownLatch r4MayUnlock = new CountDownLatch(1);
         assertEquals(0, rw.rdlock());
         assertEquals(0, rw.rdlock());
         final Party w = new Party("W", () -> {
@@ -428,11 +437,26 @@ class FutexTraceScenarioTest {
         }
         final Party r3 = new Party("R3", () -> {
             final int r = rw.rdlock();
+            await(r3MayUnlock);
             return r != 0 ? r : rw.unlock();
         }).asleepOn(lock, () -> rw.waiterCount() == 1);
+        final Party r4 = new Party("R4", () -> {
+            final int r = rw.rdlock();
+            await(r4MayUnlock);
+            return r != 0 ? r : rw.unlock();
+        }).asleepOn(lock, () -> rw.waiterCount() == 2);
+        assertEquals(2, b.get(RwLockLayout.READERS_ASLEEP));
         writerMayUnlock.countDown();
         assertEquals(0, w.get());
+        while (rw.readerCount() != 2) {
+            assertTrue(System.nanoTime() < end + LIVENESS.toNanos(), "both readers must get in: " + rw);
+            Thread.onSpinWait();
+        }
+        r3MayUnlock.countDown();
         assertEquals(0, r3.get());
+        r4MayUnlock.countDown();
+        assertEquals(0, r4.get());
+        assertEquals(0, rw.word());
 
         final List<FutexTrace.Event> mine = by(me);
         assertEquals(1, mine.size(), mine.toString());
@@ -440,10 +464,18 @@ class FutexTraceScenarioTest {
         final List<FutexTrace.Event> writer = by("W");
         assertEquals(2, writer.size(), writer.toString());
         assertLockSleep(futex, seq, writer.get(0), lock, 2, 0);
-        assertEvent(writer.get(1), "wake", lock, RwLockLayout.WRITE_LOCKED, 1);
-        final List<FutexTrace.Event> reader = by("R3");
-        assertEquals(1, reader.size(), reader.toString());
-        assertLockSleep(futex, seq, reader.getFirst(), lock, RwLockLayout.WRITE_LOCKED, 1);
+        assertEvent(writer.get(1), "wake", lock, 1, 1);
+        final List<FutexTrace.Event> first = by("R3");
+        assertEquals(2, first.size(), first.toString());
+        assertLockSleep(futex, seq, first.get(0), lock, RwLockLayout.WRITE_LOCKED, 1);
+        assertEvent(first.get(1), "wake", lock, 1, 1);
+        final List<FutexTrace.Event> second = by("R4");
+        assertEquals(2, second.size(), second.toString());
+        assertLockSleep(futex, seq, second.get(0), lock, RwLockLayout.WRITE_LOCKED, 1);
+        assertEvent(second.get(1), "wake", lock, 1, 0);
+        if (seq) {
+            assertEquals(4, b.get(RwLockLayout.SEQ), "moved by the last reader, the writer, the chain, the last reader");
+        }
     }
 
     @ParameterizedTest(name = "{0}")

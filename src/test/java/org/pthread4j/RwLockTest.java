@@ -217,6 +217,7 @@ class RwLockTest {
             assertEquals(0, r.get());
         }
         assertEquals(0, rw.word());
+        assertEquals(0, rw.block().get(RwLockLayout.READERS_ASLEEP), "every sleeping reader counted out");
     }
 
     @ParameterizedTest
@@ -449,7 +450,19 @@ class RwLockTest {
         assertTrue(seq.getMessage().contains("bytes 12-15 of a process-shared lock are 77"), seq.getMessage());
         b.set(RwLockLayout.SEQ, 0);
         assertTrue(RwLock.attach(b).isPshared());
+        // Bytes 16-19: a private lock's count of sleeping readers, never negative; 0 in a
+        // process-shared lock.
+        b.set(RwLockLayout.READERS_ASLEEP, 2);
+        final IllegalArgumentException shared = assertThrows(IllegalArgumentException.class, () -> RwLock.attach(b));
+        assertTrue(shared.getMessage().contains("bytes 16-19 are 2"), shared.getMessage());
         b.set(RwLockLayout.SHARED, 0);
+        b.set(RwLockLayout.WAITERS, 2);
+        assertEquals(0, RwLock.attach(b).word(), "two readers may sleep in a private lock");
+        b.set(RwLockLayout.READERS_ASLEEP, -1);
+        final IllegalArgumentException negative = assertThrows(IllegalArgumentException.class, () -> RwLock.attach(b));
+        assertTrue(negative.getMessage().contains("bytes 16-19 are -1"), negative.getMessage());
+        b.set(RwLockLayout.READERS_ASLEEP, 0);
+        b.set(RwLockLayout.WAITERS, 0);
 
         final Memory m = Memory.allocate(128);
         memories.add(m);

@@ -89,6 +89,43 @@ class RwLockWakeRuleTest {
         }
     }
 
+    /**
+     * A reader, a writer and a reader sleep, in that order, behind a writer. Its unlock wakes only
+     * the first (the bit rule wakes one); that reader, getting in while another reader sleeps,
+     * passes a wake on, which reaches the sleeping writer first: it cannot enter past the reader,
+     * and sleeps again. The second reader must still get in and the writer after it, each by the
+     * wake of the unlock before.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.pthread4j.testing.Backends#privateBackends")
+    void theReadersChainPastASleepingWriterStrandsNobody(final Futex futex) throws Exception {
+        try (Memory mem = Memory.allocate(64)) {
+            final Block b = mem.block(0, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT);
+            final RwLock rw = new RwLock(b, RwLockAttr.privateOn(futex));
+            assertEquals(0, rw.wrlock());
+            final CompletableFuture<Integer> reader1 = sleeper(rw, b, 1, () -> {
+                final int r = rw.rdlock();
+                return r != 0 ? r : rw.unlock();
+            }, null);
+            final CompletableFuture<Integer> writer = sleeper(rw, b, 2, () -> {
+                final int r = rw.wrlock();
+                return r != 0 ? r : rw.unlock();
+            }, null);
+            final CompletableFuture<Integer> reader2 = sleeper(rw, b, 3, () -> {
+                final int r = rw.rdlock();
+                return r != 0 ? r : rw.unlock();
+            }, null);
+            assertEquals(2, b.get(RwLockLayout.READERS_ASLEEP));
+            assertEquals(0, rw.unlock());
+            assertEquals(0, reader1.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "first reader stranded: " + rw);
+            assertEquals(0, reader2.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "second reader stranded: " + rw);
+            assertEquals(0, writer.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "writer stranded: " + rw);
+            assertEquals(0, b.get(RwLockLayout.LOCK));
+            assertEquals(0, rw.waiterCount());
+            assertEquals(0, b.get(RwLockLayout.READERS_ASLEEP));
+        }
+    }
+
     /** Starts a thread running {@code body} and returns once it sleeps on the word, counted as the {@code n}th waiter. */
     private static CompletableFuture<Integer> sleeper(final RwLock rw, final Block b, final int n, final IntSupplier body,
                                                       final TimesOutWhenWoken target) {

@@ -320,10 +320,10 @@ public final class DemoTraceCommand {
         }
     }
 
-    /** Two readers, a writer that waits for them, a reader that waits for the writer. */
+    /** Two readers, a writer that waits for them, two readers that wait for the writer. */
     static void rwlock(final Timeline t, final Futex futex) {
         try (Memory mem = Memory.allocate(64); Actor r1 = new Actor("R1"); Actor r2 = new Actor("R2");
-             Actor w = new Actor("W"); Actor r3 = new Actor("R3")) {
+             Actor w = new Actor("W"); Actor r3 = new Actor("R3"); Actor r4 = new Actor("R4")) {
             final Block b = mem.block(0, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT);
             final RwLock rw = new RwLock(b, RwLockAttr.privateOn(futex));
             final long lock = b.address(RwLockLayout.LOCK);
@@ -354,16 +354,26 @@ public final class DemoTraceCommand {
             t.expect(0, t.get(wlock, "W's wrlock"), "wrlock");
             words.run();
             t.events();
-            t.step("R3: rdlock()  -- a writer holds the lock: R3 sleeps (readers sleep only behind a writer)");
+            t.step("R3: rdlock(); R4: rdlock()  -- a writer holds the lock: both sleep (readers sleep only behind\n"
+                + "      a writer), counted in _rw_waiters and, as readers, in bytes 16-19");
             final Future<Integer> r3lock = r3.start(rw::rdlock);
             t.awaitAsleep(r3, sleep, () -> b.get(RwLockLayout.WAITERS) == 1);
+            final Future<Integer> r4lock = r4.start(rw::rdlock);
+            t.awaitAsleep(r4, sleep, () -> b.get(RwLockLayout.WAITERS) == 2);
             words.run();
             t.events();
-            t.step("W: unlock()  -- a writer's unlock wakes cnt = 0x7fffffff, that is ALL sleepers: they are\n"
-                + "      mostly readers, and they can all enter");
+            t.step("W: unlock()  -- musl's writer wakes cnt = 0x7fffffff, ALL sleepers; the bit rule wakes one,\n"
+                + "      R3, which gets in while another reader sleeps and passes a wake on (the readers' chain):\n"
+                + "      R4 gets in too");
             t.expect(0, w.call(rw::unlock), "unlock");
             t.expect(0, t.get(r3lock, "R3's rdlock"), "rdlock");
+            t.expect(0, t.get(r4lock, "R4's rdlock"), "rdlock");
+            words.run();
+            t.events();
+            t.step("R3: unlock(); R4: unlock()  -- R3 recorded bit 31 when it got in (R4 was still counted), so\n"
+                + "      the last reader's unlock wakes once more and finds nobody: the bit rule's price");
             t.expect(0, r3.call(rw::unlock), "unlock");
+            t.expect(0, r4.call(rw::unlock), "unlock");
             words.run();
             t.events();
         }

@@ -93,7 +93,9 @@ class DemoTraceCommandTest {
 
         final String rw = section(out, "rwlock");
         assertEquals(1, count(rw, "R2\\s+wake\\s+" + rwsleep + " n=1\\s+-> 1 woken"), rw);
-        assertEquals(1, count(rw, "W\\s+wake\\s+" + rwsleep + " n=2147483647 \\(all\\)\\s+-> 1 woken"), rw);
+        assertEquals(1, count(rw, "W\\s+wake\\s+" + rwsleep + " n=1\\s+-> 1 woken"), rw);
+        assertEquals(1, count(rw, "R3\\s+wake\\s+" + rwsleep + " n=1\\s+-> 1 woken"), rw);
+        assertEquals(1, count(rw, "R4\\s+wake\\s+" + rwsleep + " n=1\\s+-> 0 woken"), rw);
         assertEquals(0, count(rw, "R1\\s+wake"), rw);
 
         final String sem = section(out, "sem");
