@@ -38,14 +38,8 @@ class RwLockWakeRuleTest {
             final Block b = mem.block(0, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT);
             final RwLock rw = new RwLock(b, RwLockAttr.privateOn(futex));
             assertEquals(0, rw.rdlock());
-            final CompletableFuture<Integer> first = sleeper(rw, b, 1, () -> {
-                final int r = rw.wrlock();
-                return r != 0 ? r : rw.unlock();
-            }, null);
-            final CompletableFuture<Integer> second = sleeper(rw, b, 2, () -> {
-                final int r = rw.wrlock();
-                return r != 0 ? r : rw.unlock();
-            }, null);
+            final CompletableFuture<Integer> first = sleeper(rw, b, 1, thenUnlock(rw, rw::wrlock), null);
+            final CompletableFuture<Integer> second = sleeper(rw, b, 2, thenUnlock(rw, rw::wrlock), null);
             assertEquals(0, rw.unlock());
             assertEquals(0, first.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS));
             assertEquals(0, second.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "the second writer was stranded: " + rw);
@@ -68,14 +62,8 @@ class RwLockWakeRuleTest {
             final Block b = mem.block(0, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT);
             final RwLock rw = new RwLock(b, RwLockAttr.privateOn(futex));
             assertEquals(0, rw.rdlock());
-            final CompletableFuture<Integer> first = sleeper(rw, b, 1, () -> {
-                final int r = rw.timedwrlock(inMillis(LIVENESS.toMillis()));
-                return r != 0 ? r : rw.unlock();
-            }, futex);
-            final CompletableFuture<Integer> second = sleeper(rw, b, 2, () -> {
-                final int r = rw.wrlock();
-                return r != 0 ? r : rw.unlock();
-            }, null);
+            final CompletableFuture<Integer> first = sleeper(rw, b, 1, thenUnlock(rw, () -> rw.timedwrlock(inMillis(LIVENESS.toMillis()))), futex);
+            final CompletableFuture<Integer> second = sleeper(rw, b, 2, thenUnlock(rw, rw::wrlock), null);
             assertEquals(0, rw.unlock());
             // Wakes are FIFO on every private backend: the first sleeper takes this wake.
             assertTrue(futex.woken.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "first writer not woken: " + rw);
@@ -103,18 +91,9 @@ class RwLockWakeRuleTest {
             final Block b = mem.block(0, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT);
             final RwLock rw = new RwLock(b, RwLockAttr.privateOn(futex));
             assertEquals(0, rw.wrlock());
-            final CompletableFuture<Integer> reader1 = sleeper(rw, b, 1, () -> {
-                final int r = rw.rdlock();
-                return r != 0 ? r : rw.unlock();
-            }, null);
-            final CompletableFuture<Integer> writer = sleeper(rw, b, 2, () -> {
-                final int r = rw.wrlock();
-                return r != 0 ? r : rw.unlock();
-            }, null);
-            final CompletableFuture<Integer> reader2 = sleeper(rw, b, 3, () -> {
-                final int r = rw.rdlock();
-                return r != 0 ? r : rw.unlock();
-            }, null);
+            final CompletableFuture<Integer> reader1 = sleeper(rw, b, 1, thenUnlock(rw, rw::rdlock), null);
+            final CompletableFuture<Integer> writer = sleeper(rw, b, 2, thenUnlock(rw, rw::wrlock), null);
+            final CompletableFuture<Integer> reader2 = sleeper(rw, b, 3, thenUnlock(rw, rw::rdlock), null);
             assertEquals(2, b.get(RwLockLayout.READERS_ASLEEP));
             assertEquals(0, rw.unlock());
             assertEquals(0, reader1.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "first reader stranded: " + rw);
@@ -124,6 +103,14 @@ class RwLockWakeRuleTest {
             assertEquals(0, rw.waiterCount());
             assertEquals(0, b.get(RwLockLayout.READERS_ASLEEP));
         }
+    }
+
+    /** @return {@code lock}, then, if it returned 0, the unlock's result */
+    private static IntSupplier thenUnlock(final RwLock rw, final IntSupplier lock) {
+        return () -> {
+            final int r = lock.getAsInt();
+            return r != 0 ? r : rw.unlock();
+        };
     }
 
     /** Starts a thread running {@code body} and returns once it sleeps on the word, counted as the {@code n}th waiter. */
