@@ -136,9 +136,9 @@ class RwLockTest {
             final boolean sawWriter = rw.isWriteLocked();
             return sawWriter ? -1 : r;
         });
-        Spawn.until("reader asleep", () -> rw.waiterCount() == 1);
+        // The count comes before the bit: wait for both (a reader that never sets it fails here).
+        Spawn.until("a sleeping reader counted, with bit 31 set", () -> rw.waiterCount() == 1 && rw.hasWaitersBit());
         assertFalse(reader.isDone());
-        assertTrue(rw.hasWaitersBit(), "a sleeping reader sets bit 31");
         assertEquals(0, rw.unlock());
         assertEquals(0, reader.get());
         assertEquals(1, rw.readerCount());

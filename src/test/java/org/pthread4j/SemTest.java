@@ -127,8 +127,8 @@ class SemTest {
     void aPostWakesASleepingWaiter(final Futex futex) throws Exception {
         final Sem s = sem(futex, 0);
         final Spawn.Running<Integer> w = Spawn.call(s::await);
-        Spawn.until("waiter asleep", () -> s.waiterCount() == 1);
-        assertTrue(s.hasWaitersBit());
+        // The count comes before the bit: wait for both (a waiter that never sets it fails here).
+        Spawn.until("a waiter counted, with bit 31 set", () -> s.waiterCount() == 1 && s.hasWaitersBit());
         assertEquals(0, s.getvalue(), "getvalue never reports waiters as a negative value");
         assertFalse(w.isDone());
         assertEquals(0, s.post());
