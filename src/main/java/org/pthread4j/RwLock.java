@@ -63,8 +63,8 @@ import static org.pthread4j.RwLockLayout.WRITE_LOCKED;
  * another reader sleeps wakes one more, so the readers asleep behind a writer all enter, one
  * wake after another, as {@code ReentrantReadWriteLock}'s readers propagate theirs, while the
  * writers behind it are not woken as a herd only to sleep again (the read-mostly mix of
- * {@code ./pthread4j bench juc}, 4 threads on 2 cores: 0.41-0.54x
- * {@code ReentrantReadWriteLock} through {@code PthreadReadWriteLock} with wake-all, 0.48-0.64x
+ * {@code ./pthread4j bench juc}, 4 threads on 2 cores: 0.30-0.54x
+ * {@code ReentrantReadWriteLock} through {@code PthreadReadWriteLock} with wake-all, 0.42-0.72x
  * with the chain). Process-shared rwlocks keep musl's rule (a musl process may share the
  * word); {@value #COUNT_WAKES_PROPERTY}{@code =true} gives it to private ones. A sleeper sets bit
  * 31 and sleeps in one step, atomic on the parking backend: under musl's rule a set-and-wait on
