@@ -617,7 +617,9 @@ public final class RwLock {
         final int w = block.get(LOCK);
         final int cnt = w & COUNT_MASK;
         final String state = cnt == 0 ? "free" : cnt == WRITE_LOCKED ? "write-locked" : cnt + " readers";
+        final int readers = block.get(READERS_ASLEEP);
         return "RwLock[" + state + (w < 0 ? ", waiters bit" : "") + ", waiters=" + block.get(WAITERS)
+            + (readers != 0 ? " (" + readers + " readers)" : "")
             + (priv ? ", private on " + futex.name() : ", pshared") + "]";
     }
 }

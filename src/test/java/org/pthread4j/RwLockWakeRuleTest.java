@@ -95,6 +95,7 @@ class RwLockWakeRuleTest {
             final CompletableFuture<Integer> writer = sleeper(rw, b, 2, thenUnlock(rw, rw::wrlock), null);
             final CompletableFuture<Integer> reader2 = sleeper(rw, b, 3, thenUnlock(rw, rw::rdlock), null);
             assertEquals(2, b.get(RwLockLayout.READERS_ASLEEP));
+            assertTrue(rw.toString().contains("waiters=3 (2 readers)"), rw.toString());
             assertEquals(0, rw.unlock());
             assertEquals(0, reader1.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "first reader stranded: " + rw);
             assertEquals(0, reader2.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "second reader stranded: " + rw);

@@ -330,7 +330,9 @@ public final class DemoTraceCommand {
             t.name(lock, "rw._rw_lock");
             final long sleep = sleepWord(t, b, rw.sleepOffset(), RwLockLayout.LOCK, "rw");
             final Runnable words = () -> t.words("_rw_lock = " + rwWord(b.get(RwLockLayout.LOCK))
-                + ", _rw_waiters = " + b.get(RwLockLayout.WAITERS) + seqWord(b, rw.sleepOffset(), RwLockLayout.LOCK));
+                + ", _rw_waiters = " + b.get(RwLockLayout.WAITERS)
+                + (b.get(RwLockLayout.READERS_ASLEEP) != 0 ? " (readers: " + b.get(RwLockLayout.READERS_ASLEEP) + ")" : "")
+                + seqWord(b, rw.sleepOffset(), RwLockLayout.LOCK));
             t.title("rwlock", "a private read-write lock (musl pthread_rwlock_*.c)");
 
             t.step("R1: rdlock(); R2: rdlock()  -- each a CAS of the count, +1");
