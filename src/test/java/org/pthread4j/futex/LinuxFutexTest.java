@@ -88,9 +88,11 @@ class LinuxFutexTest {
             child.send("sleep");
             final String sleeping = child.expectLine(LIVENESS);
             assertTrue(sleeping.startsWith("sleeping "), sleeping);
-            final int childTid = Integer.parseInt(sleeping.substring("sleeping ".length()));
+            final String[] said = sleeping.split(" ");
+            final int childTid = Integer.parseInt(said[1]);
+            final long childWord = Long.parseLong(said[2]);
             final long end = System.nanoTime() + LIVENESS.toNanos();
-            while (!inFutexSyscall(childTid)) {
+            while (!inFutexSyscall(childTid, childWord)) {
                 assertTrue(System.nanoTime() < end, "the child never slept");
                 Thread.onSpinWait();
             }
@@ -102,8 +104,8 @@ class LinuxFutexTest {
         }
     }
 
-    private static boolean inFutexSyscall(final int tid) {
-        return Sleepers.inFutexWait("/proc/" + tid + "/syscall", 0);
+    private static boolean inFutexSyscall(final int tid, final long address) {
+        return Sleepers.inFutexWait("/proc/" + tid + "/syscall", address);
     }
 
     /** The second JVM of {@link #aSharedWordInAMappedFileIsWokenFromASecondJvm()}. */
@@ -124,7 +126,9 @@ class LinuxFutexTest {
                             System.out.println("woke " + Futexes.linux().wake(m.segment(), 0, 1, false));
                         }
                         case "sleep" -> {
-                            System.out.println("sleeping " + ThreadIds.current());
+                            // The word's address in this process: the parent must see a futex wait on
+                            // exactly this word (printing itself may block in another futex first).
+                            System.out.println("sleeping " + ThreadIds.current() + " " + (m.segment().address() + 4));
                             while ((int) Block.INT.getVolatile(m.segment(), 4L) == 0) {
                                 Futexes.linux().wait(m.segment(), 4, 0, false);
                             }
