@@ -32,7 +32,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 @Outcome(id = "STALE", expect = FORBIDDEN, desc = "lost wakeup: the writer sleeps on a free lock")
 @State
 public class RwLockBitRuleTest {
-    private static final List<RwLockAttr> CONFIGS = List.of(
+    static final List<RwLockAttr> CONFIGS = List.of(
         RwLockAttr.privateOn(Futexes.parking()), RwLockAttr.privateOn(Futexes.linux()),
         RwLockAttr.privateOn(Futexes.linuxNoPrivate()), RwLockAttr.builder().pshared(true).build());
     private static final AtomicInteger NEXT = new AtomicInteger();

@@ -481,7 +481,7 @@ public final class Mutex {
                 // Bit rule: this thread may have taken the wake meant to carry bit 31 to the
                 // others; leaving without the lock, it passes that wake on.
                 if (!countWakes && (int) INT.getVolatile(seg, WAITERS) != 0) {
-                    passWake();
+                    SeqSleep.passWake(futex, seg, LOCK, SEQ, seqSleep, priv);
                 }
                 return e;
             }
@@ -489,18 +489,6 @@ public final class Mutex {
             slept |= e == 0;
         }
         return r;
-    }
-
-    /**
-     * The wake a sleeper leaving without the lock passes on (bit rule); on the wake sequence for
-     * a {@link #seqSleep} mutex ({@link SeqSleep#passWake}).
-     */
-    private void passWake() {
-        if (seqSleep) {
-            SeqSleep.passWake(futex, seg, SEQ, priv);
-        } else {
-            futex.wake(seg, LOCK, 1, priv);
-        }
     }
 
     /**

@@ -280,11 +280,7 @@ public final class RwLock {
      */
     private void passWake() {
         if (!countWakes && block.get(WAITERS) != 0) {
-            if (seqSleep) {
-                SeqSleep.passWake(futex, seg, SEQ, priv);
-            } else {
-                futex.wake(seg, LOCK, 1, priv);
-            }
+            SeqSleep.passWake(futex, seg, LOCK, SEQ, seqSleep, priv);
         }
     }
 

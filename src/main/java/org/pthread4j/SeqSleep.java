@@ -90,12 +90,19 @@ final class SeqSleep {
     }
 
     /**
-     * A wake passed on by a sleeper that leaves without the lock (bit rule): moves the sequence
-     * first, so a thread on its way to sleep does not miss it. The caller is inside a lock call,
-     * so the lock cannot have been destroyed.
+     * The one wake a sleeper passes on under the bit rule (leaving without the lock, or a reader
+     * that got in while other readers sleep), on the word the sleepers wait on: the lock word at
+     * {@code lock}, or, when {@code onSeq}, the sequence at {@code seq}, moved first so that a
+     * thread on its way to sleep does not miss it. The caller is inside a lock call, so the lock
+     * cannot have been destroyed.
      */
-    static void passWake(final Futex futex, final MemorySegment seg, final long seq, final boolean priv) {
-        move(seg, seq);
-        futex.wake(seg, seq, 1, priv);
+    static void passWake(final Futex futex, final MemorySegment seg, final long lock, final long seq,
+                         final boolean onSeq, final boolean priv) {
+        if (onSeq) {
+            move(seg, seq);
+            futex.wake(seg, seq, 1, priv);
+        } else {
+            futex.wake(seg, lock, 1, priv);
+        }
     }
 }
