@@ -408,8 +408,8 @@ public final class Cond {
             // The oldest of a group, requeued by its signaler: musl would have woken it with
             // _m_waiters still 0, so its relock would spin; give it that spin.
             final Block mb = mutex.block();
-            for (int spins = MuslWait.SPINS; spins > 0 && mb.get(MutexLayout.LOCK) != 0; spins--) {
-                Thread.onSpinWait();
+            for (int left = Backoff.PAUSES, step = 1; left > 0 && mb.get(MutexLayout.LOCK) != 0;
+                 left -= step, step = Backoff.pause(step)) {
             }
         }
 

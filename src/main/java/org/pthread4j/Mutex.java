@@ -33,9 +33,10 @@ import java.util.Objects;
  * </pre>
  *
  * <p>{@code _m_waiters} counts the threads in the sleeping phase of a lock. Lock is: one CAS
- * (0 to 16, or 0 to tid); on failure a bounded spin of {@link #SPINS} {@code onSpinWait}s that
- * runs only while the word is busy and nobody sleeps (so a newcomer does not overtake queued
- * sleepers); then a loop of: count myself in {@code _m_waiters}, CAS bit 31 into the value I
+ * (0 to 16, or 0 to tid); on failure a bounded spin (musl: 100 {@code onSpinWait}s; here at
+ * most {@code Backoff.PAUSES}, 1000, testing the word after 1, 2, 4 ... up to 64 of them, see
+ * {@code Backoff}) that runs only while the word is busy and nobody sleeps (so a newcomer does
+ * not overtake queued sleepers); then a loop of: count myself in {@code _m_waiters}, CAS bit 31 into the value I
  * saw, sleep on the futex while the word holds exactly that value, count myself out, retry
  * (musl's rule; under the bit rule the CAS and the sleep are one set-bit-and-wait on any busy
  * value, see "Sleeping on a busy word" below).
@@ -180,18 +181,6 @@ import java.util.Objects;
  * <p>See {@code docs/02-mutex.md}: the words, the states, the races and the tests that prove them.
  */
 public final class Mutex {
-    /**
-     * Spin iterations before sleeping, while the word is busy and nobody sleeps (musl: 100).
-     * Set with the system property {@code pthread4j.mutex.spins}.
-     *
-     * <p>Measured with seed 000's stress (2 threads, each {@code lock; counter++; unlock}),
-     * median of 5 JVM runs of 5 rounds each against {@code ReentrantLock} in the same JVM, on
-     * the 2-core reference machine while it was oversubscribed (load 12-15): 100 spins gave
-     * 0.94x ReentrantLock's throughput on the parking backend and 0.86x on the kernel one;
-     * 0 spins 0.56x / 0.82x; 1000 spins 0.62x / 0.54x. musl's 100 stays.
-     */
-    public static final int SPINS = Integer.getInteger("pthread4j.mutex.spins", 100);
-
     /**
      * The property that gives process-private mutexes musl's exact wake rule (an unlock wakes
      * when {@code _m_waiters} is nonzero or bit 31 was set) instead of the bit rule; see
@@ -446,9 +435,10 @@ public final class Mutex {
         if (r != EBUSY) {
             return r;
         }
-        int spins = SPINS;
-        while (spins-- > 0 && (int) INT.getVolatile(seg, LOCK) != 0 && (int) INT.getVolatile(seg, WAITERS) == 0) {
-            Thread.onSpinWait();
+        // musl: spin 100 times while the word is busy and nobody sleeps; here with backoff.
+        for (int left = Backoff.PAUSES, step = 1;
+             left > 0 && (int) INT.getVolatile(seg, LOCK) != 0 && (int) INT.getVolatile(seg, WAITERS) == 0;
+             left -= step, step = Backoff.pause(step)) {
         }
         while ((r = trylock(tid, self, slept)) == EBUSY) {
             r = (int) INT.getVolatile(seg, LOCK);

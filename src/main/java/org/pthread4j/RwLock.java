@@ -35,7 +35,7 @@ import static org.pthread4j.RwLockLayout.WRITE_LOCKED;
  * per-reader bookkeeping would deadlock a reader that re-locks while a writer waits. Writers
  * can starve. A writer takes the lock only by CAS from exactly 0 to 0x7fffffff.
  *
- * <p>A thread that must wait spins up to 100 times while no one sleeps, then counts itself in
+ * <p>A thread that must wait spins while no one sleeps (musl: 100 times; here with {@code Backoff}), then counts itself in
  * {@code _rw_waiters}, sets bit 31 by CAS (ignoring failure) and sleeps on the word's exact
  * value, bit included. Readers sleep only while a writer holds the lock. The race this closes:
  * an unlock that changes the word between the sleeper's read and its sleep makes the futex
@@ -324,8 +324,8 @@ public final class RwLock {
         if (r != Errno.EBUSY) {
             return r;
         }
-        for (int spins = MuslWait.SPINS; spins > 0 && block.get(LOCK) != 0 && block.get(WAITERS) == 0; spins--) {
-            Thread.onSpinWait();
+        for (int left = Backoff.PAUSES, step = 1; left > 0 && block.get(LOCK) != 0 && block.get(WAITERS) == 0;
+             left -= step, step = Backoff.pause(step)) {
         }
         boolean slept = false;
         while ((r = tryrdlock(slept ? mark() : 0)) == Errno.EBUSY) {
@@ -409,8 +409,8 @@ public final class RwLock {
         if (r != Errno.EBUSY) {
             return r;
         }
-        for (int spins = MuslWait.SPINS; spins > 0 && block.get(LOCK) != 0 && block.get(WAITERS) == 0; spins--) {
-            Thread.onSpinWait();
+        for (int left = Backoff.PAUSES, step = 1; left > 0 && block.get(LOCK) != 0 && block.get(WAITERS) == 0;
+             left -= step, step = Backoff.pause(step)) {
         }
         boolean slept = false;
         while ((r = trywrlock(slept ? mark() : 0)) == Errno.EBUSY) {

@@ -24,7 +24,7 @@ import static org.pthread4j.SemLayout.WAITERS_BIT;
  * <p>The word {@code __val[0]} holds the value in bits 0-30 and, in bit 31, a sticky "sleepers
  * may exist" flag; {@code __val[1]} counts the threads inside a wait. A wait takes a permit by
  * CAS of the word to word-1 whenever the value bits are nonzero (the flag survives). With none
- * to take, a waiter spins up to 100 times while no one sleeps, then counts itself in, sets the
+ * to take, a waiter spins while no one sleeps (musl: 100 times; here with {@code Backoff}), then counts itself in, sets the
  * flag by CAS from exactly 0 to 0x80000000 (ignoring failure), and sleeps while the word is
  * 0x80000000.
  *
@@ -302,9 +302,8 @@ public final class Sem {
         if (trywait() == 0) {
             return 0;
         }
-        for (int spins = MuslWait.SPINS;
-             spins > 0 && (block.get(VALUE) & SEM_VALUE_MAX) == 0 && block.get(WAITERS) == 0; spins--) {
-            Thread.onSpinWait();
+        for (int left = Backoff.PAUSES, step = 1; left > 0 && (block.get(VALUE) & SEM_VALUE_MAX) == 0 && block.get(WAITERS) == 0;
+             left -= step, step = Backoff.pause(step)) {
         }
         while (trywait() != 0) {
             block.getAndAdd(WAITERS, 1);
@@ -382,9 +381,8 @@ public final class Sem {
         if (trywait(n) == 0) {
             return 0;
         }
-        for (int spins = MuslWait.SPINS;
-             spins > 0 && (block.get(VALUE) & SEM_VALUE_MAX) < n && block.get(WAITERS) == 0; spins--) {
-            Thread.onSpinWait();
+        for (int left = Backoff.PAUSES, step = 1; left > 0 && (block.get(VALUE) & SEM_VALUE_MAX) < n && block.get(WAITERS) == 0;
+             left -= step, step = Backoff.pause(step)) {
         }
         while (trywait(n) != 0) {
             block.getAndAdd(WAITERS, 1);

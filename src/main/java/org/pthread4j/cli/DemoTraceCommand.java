@@ -201,7 +201,7 @@ public final class DemoTraceCommand {
             t.step("T1: lock()  -- uncontended again");
             t.expect(0, t1.call(m::lock), "lock");
             t.events();
-            t.step("T2: lock()  -- the CAS fails; T2 spins (at most 100 times, only while nobody sleeps),\n"
+            t.step("T2: lock()  -- the CAS fails; T2 spins (backing off, only while nobody sleeps),\n"
                 + "      counts itself in _m_waiters, sets bit 31 of _m_lock and sleeps (the parking backend does both\n"
                 + "      in one set_bit_wait_join under its bucket lock, joining any sleepers already queued; on the kernel\n"
                 + "      ones T2 reads the wake sequence m.seq, CASes the bit in, then waits while m.seq is unchanged)");
