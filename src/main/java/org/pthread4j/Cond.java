@@ -407,10 +407,7 @@ public final class Cond {
         } else if (oldstate != WAITING && node.counted) {
             // The oldest of a group, requeued by its signaler: musl would have woken it with
             // _m_waiters still 0, so its relock would spin; give it that spin.
-            final Block mb = mutex.block();
-            for (int left = Backoff.PAUSES, step = 1; left > 0 && mb.get(MutexLayout.LOCK) != 0;
-                 left -= step, step = Backoff.pause(step)) {
-            }
+            mutex.spinWhileHeld();
         }
 
         // Errors relocking the mutex override: the caller must learn the mutex's state. A

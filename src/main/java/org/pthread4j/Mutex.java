@@ -436,10 +436,7 @@ public final class Mutex {
             return r;
         }
         // musl: spin 100 times while the word is busy and nobody sleeps; here with backoff.
-        for (int left = Backoff.PAUSES, step = 1;
-             left > 0 && (int) INT.getVolatile(seg, LOCK) != 0 && (int) INT.getVolatile(seg, WAITERS) == 0;
-             left -= step, step = Backoff.pause(step)) {
-        }
+        Backoff.whileNonzero(seg, LOCK, WAITERS);
         while ((r = trylock(tid, self, slept)) == EBUSY) {
             r = (int) INT.getVolatile(seg, LOCK);
             final int own = r & OWNER_MASK;
@@ -778,6 +775,14 @@ public final class Mutex {
      */
     public long sleepOffset() {
         return seqSleep ? SEQ : LOCK;
+    }
+
+    /**
+     * The spin a requeued condvar waiter's relock makes (musl's relock would spin, woken with
+     * {@code _m_waiters} still 0): while the word is busy, whatever the waiter count.
+     */
+    void spinWhileHeld() {
+        Backoff.whileNonzero(seg, LOCK, -1);
     }
 
     /** @return the backend its lock word sleeps on */

@@ -324,9 +324,7 @@ public final class RwLock {
         if (r != Errno.EBUSY) {
             return r;
         }
-        for (int left = Backoff.PAUSES, step = 1; left > 0 && block.get(LOCK) != 0 && block.get(WAITERS) == 0;
-             left -= step, step = Backoff.pause(step)) {
-        }
+        Backoff.whileNonzero(seg, LOCK, WAITERS);
         boolean slept = false;
         while ((r = tryrdlock(slept ? mark() : 0)) == Errno.EBUSY) {
             final int val = block.get(LOCK);
@@ -409,9 +407,7 @@ public final class RwLock {
         if (r != Errno.EBUSY) {
             return r;
         }
-        for (int left = Backoff.PAUSES, step = 1; left > 0 && block.get(LOCK) != 0 && block.get(WAITERS) == 0;
-             left -= step, step = Backoff.pause(step)) {
-        }
+        Backoff.whileNonzero(seg, LOCK, WAITERS);
         boolean slept = false;
         while ((r = trywrlock(slept ? mark() : 0)) == Errno.EBUSY) {
             final int val = block.get(LOCK);

@@ -302,9 +302,7 @@ public final class Sem {
         if (trywait() == 0) {
             return 0;
         }
-        for (int left = Backoff.PAUSES, step = 1; left > 0 && (block.get(VALUE) & SEM_VALUE_MAX) == 0 && block.get(WAITERS) == 0;
-             left -= step, step = Backoff.pause(step)) {
-        }
+        Backoff.whileBelow(seg, VALUE, SEM_VALUE_MAX, 1, WAITERS);
         while (trywait() != 0) {
             block.getAndAdd(WAITERS, 1);
             final int r;
@@ -381,9 +379,7 @@ public final class Sem {
         if (trywait(n) == 0) {
             return 0;
         }
-        for (int left = Backoff.PAUSES, step = 1; left > 0 && (block.get(VALUE) & SEM_VALUE_MAX) < n && block.get(WAITERS) == 0;
-             left -= step, step = Backoff.pause(step)) {
-        }
+        Backoff.whileBelow(seg, VALUE, SEM_VALUE_MAX, n, WAITERS);
         while (trywait(n) != 0) {
             block.getAndAdd(WAITERS, 1);
             final int r;
