@@ -86,6 +86,18 @@ import java.util.Objects;
  *     wakes ({@link SeqSleep}, proved by {@code MutexSeqSleepTest} and jcstress
  *     {@code MutexBitRuleTest}). A condvar requeues its
  *     waiters onto that word too ({@link #sleepOffset()}).</li>
+ * <li><b>A woken thread that loses the race polls</b> (bit rule, untimed locks). A woken
+ *     thread that finds the lock taken again would re-arm bit 31 at once, and the holder's next
+ *     unlock, a few nanoseconds later, would wake another sleeper, who mostly loses the race too:
+ *     with 4 threads on 2 cores the wake went round the sleepers without end, each costing the
+ *     holder a wake and keeping a second CPU busy. Instead it polls first: up to
+ *     {@link #POLLS} timed waits of {@link #POLL_NANOS} on the word it saw (the wake sequence on
+ *     the kernel backends), without the bit, each followed by a {@code trylock} that records the
+ *     bit. The sleepers behind it stay asleep and the holder's unlocks stay single CASes; the
+ *     poller is still the woken thread the bit rule counts on, so it either acquires (recording
+ *     the bit for them), or, the polls spent, sleeps with the bit, or, interrupted, passes its
+ *     wake on. A lock released for good is seen within one poll. {@value #POLLS_PROPERTY}{@code =0}
+ *     turns it off.</li>
  * <li><b>Destroy after unlock.</b> Unlock reads and writes everything it needs before its
  *     releasing swap (a CAS on the wake-sequence path, after the sequence moved) and afterwards
  *     touches nothing but the futex wake, which never reads the memory; so another thread may
@@ -190,6 +202,21 @@ public final class Mutex {
 
     /** {@value #COUNT_WAKES_PROPERTY}: whether private mutexes wake as musl does. */
     static final boolean COUNT_WAKES = Boolean.getBoolean(COUNT_WAKES_PROPERTY);
+
+    /** The property that sets {@link #POLLS}. */
+    public static final String POLLS_PROPERTY = "pthread4j.mutex.polls";
+
+    /** The property that sets {@link #POLL_NANOS}. */
+    public static final String POLL_NANOS_PROPERTY = "pthread4j.mutex.pollNanos";
+
+    /**
+     * How many timed waits a woken thread that finds the lock taken makes before it sleeps with
+     * bit 31 (bit rule, untimed locks; 0: it re-arms the bit at once). Default 20.
+     */
+    public static final int POLLS = Math.max(0, Integer.getInteger(POLLS_PROPERTY, 20));
+
+    /** How long each of those waits lasts, in nanoseconds. Default 50,000 (50 µs). */
+    public static final long POLL_NANOS = Math.max(1, Long.getLong(POLL_NANOS_PROPERTY, 50_000L));
 
     private static final VarHandle INT = Block.INT;
     private static final long TYPE = MutexLayout.TYPE;
@@ -474,8 +501,42 @@ public final class Mutex {
             }
             // EAGAIN: this thread did not sleep, so it took no wake and stays free to join.
             slept |= e == 0;
+            if (e == 0 && !countWakes && abs == null && POLLS > 0) {
+                r = poll(tid, self, interruptible);
+                if (r != EBUSY) {
+                    return r;
+                }
+            }
         }
         return r;
+    }
+
+    /**
+     * A woken thread that lost the race, polling before it re-arms bit 31 (see "A woken thread
+     * that loses the race polls" in the class overview).
+     *
+     * @return the {@code trylock} result that ended the polls, EBUSY when they ran out, or EINTR
+     *     (the wake this thread took passed on)
+     */
+    private int poll(final int tid, final RobustList self, final boolean interruptible) {
+        final long off = seqSleep ? SEQ : LOCK;
+        for (int k = 0; k < POLLS; k++) {
+            final int val = (int) INT.getVolatile(seg, off);
+            if (((int) INT.getVolatile(seg, LOCK) & OWNER_MASK) != 0) {
+                final Timespec at = Timespec.ofNanos(Timespec.nowNanos(Timespec.CLOCK_MONOTONIC) + POLL_NANOS);
+                if (futex.timedWait(seg, off, val, priv, Timespec.CLOCK_MONOTONIC, at, interruptible) == Errno.EINTR) {
+                    if ((int) INT.getVolatile(seg, WAITERS) != 0) {
+                        SeqSleep.passWake(futex, seg, LOCK, SEQ, seqSleep, priv);
+                    }
+                    return Errno.EINTR;
+                }
+            }
+            final int r = trylock(tid, self, true);
+            if (r != EBUSY) {
+                return r;
+            }
+        }
+        return EBUSY;
     }
 
     /**

@@ -169,6 +169,63 @@ class MutexWakeRuleTest {
     }
 
     /**
+     * A woken thread that finds the lock taken again polls before it re-arms bit 31 (untimed
+     * locks, {@link Mutex#POLLS}): two sleepers; the unlock wakes the first, and before it runs
+     * the unlocker relocks through the fast path. The woken thread's next call must be a timed
+     * wait without the bit, so the holder's unlocks stay free of wakes; once the holder leaves,
+     * the poller takes the lock and records the bit for the sleeper behind it, whose own
+     * acquisition must follow.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("org.pthread4j.MutexTestSupport#privateKindArgs")
+    void aWokenThreadThatLosesTheRacePollsThenRecordsTheBitForTheSleeperBehind(final Futex backend, final int kind)
+        throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Mutex.POLLS > 0, Mutex.POLLS_PROPERTY + "=0");
+        final PollsWhenWoken futex = new PollsWhenWoken(backend);
+        try (Memory mem = memory()) {
+            final Mutex m = new Mutex(block(mem, 0), MutexAttr.builder().type(kind).futex(futex).build());
+            final long word = m.block().address(m.sleepOffset());
+            assertEquals(0, m.lock());
+            final CompletableFuture<Integer>[] done = new CompletableFuture[2];
+            final Thread[] threads = new Thread[2];
+            for (int i = 0; i < 2; i++) {
+                final AtomicInteger tid = new AtomicInteger();
+                final CompletableFuture<Integer> f = new CompletableFuture<>();
+                done[i] = f;
+                threads[i] = Thread.ofPlatform().daemon().unstarted(() -> {
+                    tid.set(ThreadIds.current());
+                    final int r = m.lock();
+                    f.complete(r != 0 ? r : m.unlock());
+                });
+                if (i == 0) {
+                    futex.target = threads[0];
+                }
+                threads[i].start();
+                MutexTestSupport.awaitWaiters(m, i + 1);
+                Sleepers.awaitAsleep(threads[i], tid.get(), word, LIVENESS);
+            }
+            assertEquals(0, m.unlock());
+            assertTrue(futex.woken.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "first sleeper not woken: " + m);
+            assertEquals(0, m.lock(), "relock through the fast path: no bit");
+            futex.relocked.countDown();
+            assertEquals("timedWait", futex.next.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS),
+                "the woken thread's first call after losing the race: " + m);
+            assertEquals(0, m.block().get(MutexLayout.LOCK) & MutexLayout.WAITERS_BIT,
+                "the poller set bit 31: " + m);
+            futex.checked.countDown();
+            assertEquals(0, m.unlock());
+            assertEquals(0, done[0].get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "the poller was stranded: " + m);
+            assertEquals(0, done[1].get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS),
+                "the sleeper behind the poller was stranded: " + m);
+            for (final Thread t : threads) {
+                t.join(LIVENESS.toMillis());
+            }
+            assertEquals(Mutex.State.FREE, m.state());
+            assertEquals(0, m.waiterCount());
+        }
+    }
+
+    /**
      * A backend that, for one target thread, holds it after a wake until the test has relocked
      * the mutex ({@link #relocked}).
      */
@@ -217,6 +274,63 @@ class MutexWakeRuleTest {
                 backAsleep = true;
             }
             final int r = delegate.setBitWait(seg, off, bit, busy, join, priv, clock, deadline, interruptible);
+            if (first) {
+                holdUntilRelocked();
+            }
+            return r;
+        }
+    }
+
+    /**
+     * A backend that, for one target thread, holds it after its first wake until the test has
+     * relocked, then reports the name of the target's next futex call ({@link #next}) and holds
+     * the target there, before the call, until the test has looked at the word ({@link #checked}).
+     */
+    static final class PollsWhenWoken extends HoldsAfterWake {
+        final CompletableFuture<String> next = new CompletableFuture<>();
+        final CountDownLatch checked = new CountDownLatch(1);
+
+        PollsWhenWoken(final Futex delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public boolean atomicSetBitWait() {
+            return delegate.atomicSetBitWait();
+        }
+
+        private boolean first() {
+            return Thread.currentThread() == target && woken.getCount() != 0;
+        }
+
+        private void record(final String call) {
+            if (Thread.currentThread() == target && woken.getCount() == 0 && next.complete(call)) {
+                try {
+                    checked.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (final InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        @Override
+        public int setBitWait(final MemorySegment seg, final long off, final int bit, final int busy, final boolean join,
+                              final boolean priv, final int clock, final Timespec deadline, final boolean interruptible) {
+            final boolean first = first();
+            record("setBitWait");
+            final int r = delegate.setBitWait(seg, off, bit, busy, join, priv, clock, deadline, interruptible);
+            if (first) {
+                holdUntilRelocked();
+            }
+            return r;
+        }
+
+        @Override
+        public int timedWait(final MemorySegment seg, final long off, final int val, final boolean priv,
+                             final int clock, final Timespec deadline, final boolean interruptible) {
+            final boolean first = first();
+            record("timedWait");
+            final int r = delegate.timedWait(seg, off, val, priv, clock, deadline, interruptible);
             if (first) {
                 holdUntilRelocked();
             }
