@@ -502,41 +502,14 @@ public final class Mutex {
             // EAGAIN: this thread did not sleep, so it took no wake and stays free to join.
             slept |= e == 0;
             if (e == 0 && !countWakes && abs == null && POLLS > 0) {
-                r = poll(tid, self, interruptible);
+                r = SeqSleep.poll(futex, seg, LOCK, SEQ, seqSleep, WAITERS, priv, OWNER_MASK, 1, interruptible,
+                    () -> trylock(tid, self, true));
                 if (r != EBUSY) {
                     return r;
                 }
             }
         }
         return r;
-    }
-
-    /**
-     * A woken thread that lost the race, polling before it re-arms bit 31 (see "A woken thread
-     * that loses the race polls" in the class overview).
-     *
-     * @return the {@code trylock} result that ended the polls, EBUSY when they ran out, or EINTR
-     *     (the wake this thread took passed on)
-     */
-    private int poll(final int tid, final RobustList self, final boolean interruptible) {
-        final long off = seqSleep ? SEQ : LOCK;
-        for (int k = 0; k < POLLS; k++) {
-            final int val = (int) INT.getVolatile(seg, off);
-            if (((int) INT.getVolatile(seg, LOCK) & OWNER_MASK) != 0) {
-                final Timespec at = Timespec.ofNanos(Timespec.nowNanos(Timespec.CLOCK_MONOTONIC) + POLL_NANOS);
-                if (futex.timedWait(seg, off, val, priv, Timespec.CLOCK_MONOTONIC, at, interruptible) == Errno.EINTR) {
-                    if ((int) INT.getVolatile(seg, WAITERS) != 0) {
-                        SeqSleep.passWake(futex, seg, LOCK, SEQ, seqSleep, priv);
-                    }
-                    return Errno.EINTR;
-                }
-            }
-            final int r = trylock(tid, self, true);
-            if (r != EBUSY) {
-                return r;
-            }
-        }
-        return EBUSY;
     }
 
     /**

@@ -37,7 +37,9 @@ import static org.pthread4j.RwLockLayout.WRITE_LOCKED;
  *
  * <p>A thread that must wait spins while no one sleeps (musl: 100 times; here with {@code Backoff}), then counts itself in
  * {@code _rw_waiters}, sets bit 31 by CAS (ignoring failure) and sleeps on the word's exact
- * value, bit included. Readers sleep only while a writer holds the lock. The race this closes:
+ * value, bit included. Readers sleep only while a writer holds the lock. (A private lock's
+ * woken thread that finds the lock taken again polls before it sets the bit again, as a
+ * {@link Mutex}'s does; untimed locks only.) The race this closes:
  * an unlock that changes the word between the sleeper's read and its sleep makes the futex
  * wait return at once (the value no longer matches), so no wake can be lost.
  *
@@ -339,6 +341,15 @@ public final class RwLock {
                 return leave(r);
             }
             slept = true;
+            // Bit rule, untimed: a woken reader that finds a writer in again polls first (Mutex).
+            if (!countWakes && at == null && Mutex.POLLS > 0
+                && (r = SeqSleep.poll(futex, seg, LOCK, SEQ, seqSleep, WAITERS, priv, COUNT_MASK, WRITE_LOCKED,
+                    interruptible, () -> tryrdlock(mark()))) != Errno.EBUSY) {
+                if (r != 0) {
+                    return r;
+                }
+                break;
+            }
         }
         if (slept && r == 0 && !countWakes && block.get(READERS_ASLEEP) != 0) {
             // The readers' chain (bit rule): a writer's unlock woke one sleeper; a reader that got
@@ -422,6 +433,12 @@ public final class RwLock {
                 return leave(r);
             }
             slept = true;
+            // Bit rule, untimed: a woken writer that finds the lock held again polls first (Mutex).
+            if (!countWakes && at == null && Mutex.POLLS > 0
+                && (r = SeqSleep.poll(futex, seg, LOCK, SEQ, seqSleep, WAITERS, priv, COUNT_MASK, 1,
+                    interruptible, () -> trywrlock(mark()))) != Errno.EBUSY) {
+                return r;
+            }
         }
         return r;
     }

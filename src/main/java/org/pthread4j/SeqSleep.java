@@ -105,4 +105,40 @@ final class SeqSleep {
             futex.wake(seg, lock, 1, priv);
         }
     }
+
+    /**
+     * A woken thread that lost the race (bit rule, untimed waits), polling before it re-arms bit
+     * 31: up to {@link Mutex#POLLS} timed waits of {@link Mutex#POLL_NANOS} on its sleep word,
+     * without the bit, while {@code (lock word & mask) >= busy} (unsigned), each followed by an
+     * attempt that records the bit for any other sleeper. See "A woken thread that loses the
+     * race polls" in {@link Mutex}. Serves the mutex and the rwlock.
+     *
+     * @param onSeq      whether the sleepers wait on {@code seq} (the kernel backends)
+     * @param waitersOff the waiter count, read to pass the wake on when interrupted
+     * @param attempt    the caller's try, recording the bit while others are counted
+     * @return the attempt's result that ended the polls, EBUSY when they ran out, or EINTR (the
+     *     wake this thread took passed on)
+     */
+    static int poll(final Futex futex, final MemorySegment seg, final long lock, final long seq, final boolean onSeq,
+                    final long waitersOff, final boolean priv, final int mask, final int busy,
+                    final boolean interruptible, final java.util.function.IntSupplier attempt) {
+        final long off = onSeq ? seq : lock;
+        for (int k = 0; k < Mutex.POLLS; k++) {
+            final int val = (int) Block.INT.getVolatile(seg, off);
+            if (Integer.compareUnsigned((int) Block.INT.getVolatile(seg, lock) & mask, busy) >= 0) {
+                final Timespec at = Timespec.ofNanos(Timespec.nowNanos(Timespec.CLOCK_MONOTONIC) + Mutex.POLL_NANOS);
+                if (futex.timedWait(seg, off, val, priv, Timespec.CLOCK_MONOTONIC, at, interruptible) == Errno.EINTR) {
+                    if ((int) Block.INT.getVolatile(seg, waitersOff) != 0) {
+                        passWake(futex, seg, lock, seq, onSeq, priv);
+                    }
+                    return Errno.EINTR;
+                }
+            }
+            final int r = attempt.getAsInt();
+            if (r != Errno.EBUSY) {
+                return r;
+            }
+        }
+        return Errno.EBUSY;
+    }
 }

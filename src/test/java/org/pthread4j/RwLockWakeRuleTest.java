@@ -114,9 +114,43 @@ class RwLockWakeRuleTest {
         };
     }
 
+    /**
+     * Two writers sleep behind a reader; the reader's unlock wakes the first, and before it runs
+     * the reader takes a read lock again through the fast path. The woken writer must poll (a timed
+     * wait, bit 31 left clear) before it re-arms the bit, then, once the reader leaves, take the
+     * lock recording the bit for the writer behind it, whose acquisition must follow.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.pthread4j.testing.Backends#privateBackends")
+    void aWokenWriterThatLosesTheRacePollsThenRecordsTheBitForTheWriterBehind(final Futex backend) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Mutex.POLLS > 0, Mutex.POLLS_PROPERTY + "=0");
+        final MutexWakeRuleTest.PollsWhenWoken futex = new MutexWakeRuleTest.PollsWhenWoken(backend);
+        try (Memory mem = Memory.allocate(64)) {
+            final Block b = mem.block(0, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT);
+            final RwLock rw = new RwLock(b, RwLockAttr.privateOn(futex));
+            assertEquals(0, rw.rdlock());
+            final CompletableFuture<Integer> first = sleeper(rw, b, 1, thenUnlock(rw, rw::wrlock), futex);
+            final CompletableFuture<Integer> second = sleeper(rw, b, 2, thenUnlock(rw, rw::wrlock), null);
+            assertEquals(0, rw.unlock());
+            assertTrue(futex.woken.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "first writer not woken: " + rw);
+            assertEquals(0, rw.rdlock(), "a read lock through the fast path: no bit");
+            futex.relocked.countDown();
+            assertEquals("timedWait", futex.next.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS),
+                "the woken writer's first call after losing the race: " + rw);
+            assertEquals(0, b.get(RwLockLayout.LOCK) & RwLockLayout.WAITERS_BIT, "the poller set bit 31: " + rw);
+            futex.checked.countDown();
+            assertEquals(0, rw.unlock());
+            assertEquals(0, first.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "the poller was stranded: " + rw);
+            assertEquals(0, second.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS),
+                "the writer behind the poller was stranded: " + rw);
+            assertEquals(0, b.get(RwLockLayout.LOCK));
+            assertEquals(0, rw.waiterCount());
+        }
+    }
+
     /** Starts a thread running {@code body} and returns once it sleeps on the word, counted as the {@code n}th waiter. */
     private static CompletableFuture<Integer> sleeper(final RwLock rw, final Block b, final int n, final IntSupplier body,
-                                                      final TimesOutWhenWoken target) {
+                                                      final MutexWakeRuleTest.HoldsAfterWake target) {
         final AtomicInteger tid = new AtomicInteger();
         final CompletableFuture<Integer> f = new CompletableFuture<>();
         final Thread t = Thread.ofPlatform().daemon().unstarted(() -> {
