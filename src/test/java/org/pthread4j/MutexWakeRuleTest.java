@@ -94,21 +94,8 @@ class MutexWakeRuleTest {
     void aSleeperThatAcquiresWhileAnotherSleepsRecordsTheBit(final Futex futex, final int kind) throws Exception {
         try (Memory mem = memory()) {
             final Mutex m = new Mutex(block(mem, 0), MutexAttr.builder().type(kind).futex(futex).build());
-            final long word = m.block().address(m.sleepOffset());
             assertEquals(0, m.lock());
-            final CompletableFuture<Integer>[] done = new CompletableFuture[2];
-            for (int i = 0; i < 2; i++) {
-                final AtomicInteger tid = new AtomicInteger();
-                final CompletableFuture<Integer> f = new CompletableFuture<>();
-                done[i] = f;
-                final Thread t = Thread.ofPlatform().daemon().start(() -> {
-                    tid.set(ThreadIds.current());
-                    final int r = m.lock();
-                    f.complete(r != 0 ? r : m.unlock());
-                });
-                MutexTestSupport.awaitWaiters(m, i + 1);
-                Sleepers.awaitAsleep(t, tid.get(), word, LIVENESS);
-            }
+            final CompletableFuture<Integer>[] done = twoSleepers(m, null, new Thread[2]);
             assertEquals(0, m.unlock());
             assertEquals(0, done[0].get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS));
             assertEquals(0, done[1].get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "the second sleeper was stranded: " + m);
@@ -132,22 +119,8 @@ class MutexWakeRuleTest {
             final Mutex m = new Mutex(block(mem, 0), MutexAttr.builder().type(kind).futex(futex).build());
             final long word = m.block().address(m.sleepOffset());
             assertEquals(0, m.lock());
-            final CompletableFuture<Integer>[] done = new CompletableFuture[2];
             final Thread[] threads = new Thread[2];
-            for (int i = 0; i < 2; i++) {
-                final CompletableFuture<Integer> f = new CompletableFuture<>();
-                done[i] = f;
-                threads[i] = Thread.ofPlatform().daemon().unstarted(() -> {
-                    final int r = m.lock();
-                    f.complete(r != 0 ? r : m.unlock());
-                });
-                if (i == 0) {
-                    futex.target = threads[0];
-                }
-                threads[i].start();
-                MutexTestSupport.awaitWaiters(m, i + 1);
-                Sleepers.awaitAsleep(threads[i], 0, word, LIVENESS);
-            }
+            final CompletableFuture<Integer>[] done = twoSleepers(m, futex, threads);
             assertEquals(0, m.unlock());
             assertTrue(futex.woken.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "first sleeper not woken: " + m);
             assertEquals(0, m.lock(), "relock through the fast path: no bit");
@@ -184,26 +157,9 @@ class MutexWakeRuleTest {
         final PollsWhenWoken futex = new PollsWhenWoken(backend);
         try (Memory mem = memory()) {
             final Mutex m = new Mutex(block(mem, 0), MutexAttr.builder().type(kind).futex(futex).build());
-            final long word = m.block().address(m.sleepOffset());
             assertEquals(0, m.lock());
-            final CompletableFuture<Integer>[] done = new CompletableFuture[2];
             final Thread[] threads = new Thread[2];
-            for (int i = 0; i < 2; i++) {
-                final AtomicInteger tid = new AtomicInteger();
-                final CompletableFuture<Integer> f = new CompletableFuture<>();
-                done[i] = f;
-                threads[i] = Thread.ofPlatform().daemon().unstarted(() -> {
-                    tid.set(ThreadIds.current());
-                    final int r = m.lock();
-                    f.complete(r != 0 ? r : m.unlock());
-                });
-                if (i == 0) {
-                    futex.target = threads[0];
-                }
-                threads[i].start();
-                MutexTestSupport.awaitWaiters(m, i + 1);
-                Sleepers.awaitAsleep(threads[i], tid.get(), word, LIVENESS);
-            }
+            final CompletableFuture<Integer>[] done = twoSleepers(m, futex, threads);
             assertEquals(0, m.unlock());
             assertTrue(futex.woken.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "first sleeper not woken: " + m);
             assertEquals(0, m.lock(), "relock through the fast path: no bit");
@@ -223,6 +179,42 @@ class MutexWakeRuleTest {
             assertEquals(Mutex.State.FREE, m.state());
             assertEquals(0, m.waiterCount());
         }
+    }
+
+    /**
+     * Starts two threads that each lock and unlock {@code m}, the second only once the first is
+     * asleep in {@code lock}, and returns when both sleep.
+     *
+     * @param target  the backend whose target the first thread becomes, or null
+     * @param threads filled with the two threads
+     * @return each thread's result: the lock's error, else the unlock's
+     */
+    @SuppressWarnings("unchecked")
+    private static CompletableFuture<Integer>[] twoSleepers(final Mutex m, final HoldsAfterWake target,
+                                                            final Thread[] threads) {
+        final long word = m.block().address(m.sleepOffset());
+        final CompletableFuture<Integer>[] done = new CompletableFuture[2];
+        for (int i = 0; i < 2; i++) {
+            final AtomicInteger tid = new AtomicInteger();
+            final CompletableFuture<Integer> f = new CompletableFuture<>();
+            done[i] = f;
+            threads[i] = Thread.ofPlatform().daemon().unstarted(() -> {
+                tid.set(ThreadIds.current());
+                final int r = m.lock();
+                f.complete(r != 0 ? r : m.unlock());
+            });
+            if (i == 0 && target != null) {
+                target.target = threads[0];
+            }
+            threads[i].start();
+            try {
+                MutexTestSupport.awaitWaiters(m, i + 1);
+            } catch (final InterruptedException e) {
+                throw new AssertionError(e);
+            }
+            Sleepers.awaitAsleep(threads[i], tid.get(), word, LIVENESS);
+        }
+        return done;
     }
 
     /**
