@@ -215,8 +215,11 @@ public final class Mutex {
      */
     public static final int POLLS = Math.max(0, Integer.getInteger(POLLS_PROPERTY, 20));
 
-    /** How long each of those waits lasts, in nanoseconds. Default 50,000 (50 µs). */
-    public static final long POLL_NANOS = Math.max(1, Long.getLong(POLL_NANOS_PROPERTY, 50_000L));
+    /**
+     * How long each of those waits lasts, in nanoseconds: default 50,000 (50 µs); a setting is
+     * held to 1 ns - 1 s, so a deadline computed from it cannot overflow.
+     */
+    public static final long POLL_NANOS = Math.min(1_000_000_000L, Math.max(1, Long.getLong(POLL_NANOS_PROPERTY, 50_000L)));
 
     private static final VarHandle INT = Block.INT;
     private static final long TYPE = MutexLayout.TYPE;
