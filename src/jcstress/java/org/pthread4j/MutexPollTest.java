@@ -19,7 +19,9 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * locker mostly meets a held lock and polls; since no unlock will wake it, it must not be left
  * asleep once the lock is free for good: each poll ends by its deadline and tries again.
  * Rotates through the NORMAL configurations of {@link MutexBitRuleTest}, a process-shared one
- * (musl's rule, no poll) among them.
+ * among them: under musl's rule the locker, once its spin has seen the relocks, polls uncounted
+ * (plain timed sleeps, each followed by a {@code trylock}) before it counts itself in and sleeps,
+ * and no unlock wakes it during those sleeps either.
  */
 @JCStressTest(Mode.Termination)
 @Description("Mutex: a woken locker polling without bit 31 gets the lock once it is free")

@@ -8,6 +8,7 @@ import org.pthread4j.memory.Block;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * musl's {@code pthread_mutex_t} on a 40-byte block of off-heap memory ({@link MutexLayout}):
@@ -211,7 +212,10 @@ public final class Mutex {
 
     /**
      * How many timed waits a woken thread that finds the lock taken makes before it sleeps with
-     * bit 31 (bit rule, untimed locks; 0: it re-arms the bit at once). Default 20.
+     * bit 31 (bit rule, untimed locks; 0: it re-arms the bit at once); and how many plain timed
+     * sleeps an untimed locker of a mutex under musl's wake rule makes, when its spin saw the
+     * holder relock, before it counts itself in (0: it counts itself in at once, as musl's
+     * does). Default 20.
      */
     public static final int POLLS = Math.max(0, Integer.getInteger(POLLS_PROPERTY, 20));
 
@@ -465,8 +469,15 @@ public final class Mutex {
         if (r != EBUSY) {
             return r;
         }
-        // musl: spin 100 times while the word is busy and nobody sleeps; here with backoff.
-        Backoff.whileNonzero(seg, LOCK, WAITERS);
+        // musl: spin 100 times while the word is busy and nobody sleeps; here with backoff, and
+        // ending early when the holder keeps taking the lock back (Backoff).
+        if (Backoff.whileNonzero(seg, LOCK, WAITERS, Backoff.RELOCKS) && countWakes && abs == null && POLLS > 0) {
+            // musl's wake rule: poll uncounted before the first counted sleep (class overview).
+            r = pollUncounted(tid, self, interruptible);
+            if (r != EBUSY) {
+                return r;
+            }
+        }
         while ((r = trylock(tid, self, slept)) == EBUSY) {
             r = (int) INT.getVolatile(seg, LOCK);
             final int own = r & OWNER_MASK;
@@ -513,6 +524,32 @@ public final class Mutex {
             }
         }
         return r;
+    }
+
+    /**
+     * The poll of a locker under musl's wake rule before it counts itself in: up to
+     * {@link #POLLS} plain sleeps of {@link #POLL_NANOS}, each followed by a {@code trylock}.
+     * The poller is neither counted in {@code _m_waiters} nor on any futex queue, so the
+     * holder's unlocks make no wake for it (musl's unlock wakes while anyone is counted), and it
+     * takes no wake meant for a counted sleeper, a musl C process's among them; to the protocol
+     * it is a thread that has not yet reached the sleeping loop, as one spinning in musl's
+     * {@code a_spin}.
+     *
+     * @return the {@code trylock} result that ended the polls, EBUSY when they ran out, or
+     *     EINTR (interruptible, interrupted)
+     */
+    private int pollUncounted(final int tid, final RobustList self, final boolean interruptible) {
+        for (int k = 0; k < POLLS; k++) {
+            LockSupport.parkNanos(this, POLL_NANOS);
+            if (interruptible && Thread.currentThread().isInterrupted()) {
+                return Errno.EINTR;
+            }
+            final int r = trylock(tid, self, false);
+            if (r != EBUSY) {
+                return r;
+            }
+        }
+        return EBUSY;
     }
 
     /**
@@ -819,7 +856,7 @@ public final class Mutex {
      * {@code _m_waiters} still 0): while the word is busy, whatever the waiter count.
      */
     void spinWhileHeld() {
-        Backoff.whileNonzero(seg, LOCK, -1);
+        Backoff.whileNonzero(seg, LOCK, -1, Backoff.RELOCKS);
     }
 
     /** @return the backend its lock word sleeps on */

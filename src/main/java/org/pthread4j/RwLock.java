@@ -326,7 +326,7 @@ public final class RwLock {
         if (r != Errno.EBUSY) {
             return r;
         }
-        Backoff.whileNonzero(seg, LOCK, WAITERS);
+        Backoff.whileNonzero(seg, LOCK, WAITERS, 0);
         boolean slept = false;
         while ((r = tryrdlock(slept ? mark() : 0)) == Errno.EBUSY) {
             final int val = block.get(LOCK);
@@ -418,7 +418,7 @@ public final class RwLock {
         if (r != Errno.EBUSY) {
             return r;
         }
-        Backoff.whileNonzero(seg, LOCK, WAITERS);
+        Backoff.whileNonzero(seg, LOCK, WAITERS, Backoff.RELOCKS);
         boolean slept = false;
         while ((r = trywrlock(slept ? mark() : 0)) == Errno.EBUSY) {
             final int val = block.get(LOCK);
