@@ -213,9 +213,8 @@ public final class Mutex {
     /**
      * How many timed waits a woken thread that finds the lock taken makes before it sleeps with
      * bit 31 (bit rule, untimed locks; 0: it re-arms the bit at once); and how many plain timed
-     * sleeps an untimed locker of a mutex under musl's wake rule makes, when its spin saw the
-     * holder relock, before it counts itself in (0: it counts itself in at once, as musl's
-     * does). Default 20.
+     * sleeps an untimed locker whose spin saw the holder take the lock back at once makes before
+     * its first sleep (0: it sleeps at once). Default 20.
      */
     public static final int POLLS = Math.max(0, Integer.getInteger(POLLS_PROPERTY, 20));
 
@@ -470,9 +469,9 @@ public final class Mutex {
             return r;
         }
         // musl: spin 100 times while the word is busy and nobody sleeps; here with backoff, and
-        // ending early when the holder keeps taking the lock back (Backoff).
-        if (Backoff.whileNonzero(seg, LOCK, WAITERS, Backoff.RELOCKS) && countWakes && abs == null && POLLS > 0) {
-            // musl's wake rule: poll uncounted before the first counted sleep (class overview).
+        // ending early when the holder keeps taking the lock back (Backoff). Then, untimed, this
+        // thread polls uncounted before its first sleep (class overview).
+        if (Backoff.whileNonzero(seg, LOCK, WAITERS, Backoff.RELOCKS) && abs == null && POLLS > 0) {
             r = pollUncounted(tid, self, interruptible);
             if (r != EBUSY) {
                 return r;
@@ -527,13 +526,14 @@ public final class Mutex {
     }
 
     /**
-     * The poll of a locker under musl's wake rule before it counts itself in: up to
-     * {@link #POLLS} plain sleeps of {@link #POLL_NANOS}, each followed by a {@code trylock}.
-     * The poller is neither counted in {@code _m_waiters} nor on any futex queue, so the
-     * holder's unlocks make no wake for it (musl's unlock wakes while anyone is counted), and it
-     * takes no wake meant for a counted sleeper, a musl C process's among them; to the protocol
-     * it is a thread that has not yet reached the sleeping loop, as one spinning in musl's
-     * {@code a_spin}.
+     * The poll of a locker whose spin saw the holder take the lock back at once, before it counts
+     * itself in: up to {@link #POLLS} plain sleeps of {@link #POLL_NANOS}, each followed by a
+     * {@code trylock} that records nothing. The poller is neither counted in {@code _m_waiters}
+     * nor on any futex queue and sets no bit, so the holder's unlocks make no wake for it (under
+     * musl's rule an unlock wakes while anyone is counted) and it takes no wake meant for a
+     * sleeper, a musl C process's among them: to the protocol it is a thread that has not yet
+     * reached the sleeping loop, as one spinning in musl's {@code a_spin}, and having taken no
+     * wake it owes none.
      *
      * @return the {@code trylock} result that ended the polls, EBUSY when they ran out, or
      *     EINTR (interruptible, interrupted)

@@ -1,17 +1,13 @@
 package org.pthread4j;
 
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.pthread4j.futex.Futex;
 import org.pthread4j.memory.Memory;
-import org.pthread4j.testing.Backends;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -21,25 +17,22 @@ import static org.pthread4j.MutexTestSupport.block;
 import static org.pthread4j.MutexTestSupport.memory;
 
 /**
- * A mutex under musl's wake rule (process-shared) whose locker's spin sees the holder take the
- * lock back at once polls uncounted before its first counted sleep (see {@link Mutex}, "A locker
- * under musl's rule whose holder keeps relocking polls"): while it polls it is parked with the
- * mutex as its blocker, {@code _m_waiters} stays 0 (so the holder's unlocks owe it no wake), and
- * it gets the lock once the holder stops.
+ * A locker whose spin sees the holder take the lock back at once polls uncounted before its
+ * first sleep (see {@link Mutex}, "A locker that meets a holder relocking polls"), on every
+ * backend, private and process-shared: while it polls it is parked with the mutex itself as its
+ * blocker (a sleeper parks on the backend, or sleeps in the kernel), {@code _m_waiters} stays 0
+ * and bit 31 clear (so the holder's unlocks owe it no wake), and it gets the lock once the holder
+ * stops.
  */
-class MutexSharedPollTest {
-    static Stream<Arguments> sharedKinds() {
-        return Backends.sharedBackends().flatMap(f -> MutexTestSupport.kinds().map(k -> Arguments.of(f, k)));
-    }
-
+class MutexRelockPollTest {
     @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("sharedKinds")
-    void aLockerThatSeesTheHolderRelockPollsUncountedThenGetsTheLock(final Futex futex, final int kind)
-        throws Exception {
+    @MethodSource("org.pthread4j.MutexTestSupport#configsAndKinds")
+    void aLockerThatSeesTheHolderRelockPollsUncountedThenGetsTheLock(final MutexTestSupport.Config config,
+                                                                     final int kind) throws Exception {
         assumeTrue(Mutex.POLLS > 0, Mutex.POLLS_PROPERTY + "=0");
         assumeTrue(Backoff.RELOCKS > 0, Backoff.RELOCKS_PROPERTY + "=0");
         try (Memory mem = memory()) {
-            final Mutex m = new Mutex(block(mem, 0), MutexAttr.builder().type(kind).pshared(true).futex(futex).build());
+            final Mutex m = new Mutex(block(mem, 0), config.attr(kind));
             final long end = System.nanoTime() + LIVENESS.toNanos();
             boolean seen = false;
             // The locker polls only when its spin met the holder relocking, which depends on where
@@ -65,11 +58,13 @@ class MutexSharedPollTest {
                 while (!got.isDone() && System.nanoTime() < end) {
                     if (LockSupport.getBlocker(locker) == m) {
                         final int waiters = m.waiterCount();
+                        final int word = m.block().get(MutexLayout.LOCK);
                         if (LockSupport.getBlocker(locker) == m) {
-                            // Parked in its poll both before and after the read: the holder never
-                            // fails meanwhile (only the locker could hold the lock), so a count is
-                            // the poller's own.
+                            // Parked in its poll both before and after the reads: the holder never
+                            // fails meanwhile (only the locker could hold the lock), so a count or
+                            // a bit is the poller's own.
                             assertEquals(0, waiters, "a polling locker is counted in _m_waiters: " + m);
+                            assertEquals(0, word & MutexLayout.WAITERS_BIT, "a polling locker set bit 31: " + m);
                             seen = true;
                             break;
                         }
