@@ -414,7 +414,7 @@ public final class Cond {
         // signaled waiter may have slept on the mutex's word (requeued) and taken the wake
         // that carried bit 31: it relocks through the sleeping path, which records the bit
         // again while others sleep.
-        final int r = oldstate == WAITING ? mutex.lock() : mutex.lockWoken();
+        final int r = oldstate == WAITING ? mutex.relock() : mutex.lockWoken();
         if (r != 0) {
             e = r;
         }
@@ -515,7 +515,7 @@ public final class Cond {
             futex.wake(seg, WAITERS, 1, false);
         }
 
-        final int r = mutex.lock();
+        final int r = mutex.relock();
         return r != 0 ? r : e;
     }
 

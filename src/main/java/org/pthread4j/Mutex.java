@@ -37,7 +37,8 @@ import java.util.concurrent.locks.LockSupport;
  * (0 to 16, or 0 to tid); on failure a bounded spin (musl: 100 {@code onSpinWait}s; here at
  * most {@code Backoff.PAUSES}, 1000, testing the word after 1, 2, 4 ... up to 64 of them, see
  * {@code Backoff}) that runs only while the word is busy and nobody sleeps (so a newcomer does
- * not overtake queued sleepers); then a loop of: count myself in {@code _m_waiters}, CAS bit 31 into the value I
+ * not overtake queued sleepers), and ends without a steal when the holder keeps taking the lock
+ * back (then, untimed, a poll: see below); then a loop of: count myself in {@code _m_waiters}, CAS bit 31 into the value I
  * saw, sleep on the futex while the word holds exactly that value, count myself out, retry
  * (musl's rule; under the bit rule the CAS and the sleep are one set-bit-and-wait on any busy
  * value, see "Sleeping on a busy word" below).
@@ -99,6 +100,21 @@ import java.util.concurrent.locks.LockSupport;
  *     the bit for them), or, the polls spent, sleeps with the bit, or, interrupted, passes its
  *     wake on. A lock released for good is seen within one poll. {@value #POLLS_PROPERTY}{@code =0}
  *     turns it off.</li>
+ * <li><b>A locker that meets a holder relocking polls</b> (every mutex, untimed locks). musl's
+ *     spin takes the first free word it sees; when the holder freed it only between two of its own
+ *     locks, that steals it from a running thread that wants it back at once, which then spins
+ *     and steals it back: two CPUs passing the lock's line at every round (seed 000's stress, 4
+ *     threads on 2 cores: 300,000-500,000 changes of owner a second, against 5,000-10,000 for
+ *     {@code ReentrantLock}). Here the spin looks at a free word twice more before it ends on it
+ *     and stops after two relocks ({@code Backoff}); the thread then makes up to {@link #POLLS}
+ *     plain timed sleeps of {@link #POLL_NANOS}, each followed by a {@code trylock} that records
+ *     nothing, before its first sleep. The poller is neither counted in {@code _m_waiters} nor on
+ *     a futex queue and sets no bit, so the holder's unlocks owe it no wake (under musl's rule an
+ *     unlock wakes while anyone is counted; on the kernel backends the holder's next unlock
+ *     claimed the bit of a fresh sleeper before it was inside its wait), and it takes no wake
+ *     meant for a sleeper, a musl C process's among them: to the protocol it is a thread still in
+ *     musl's {@code a_spin}, and having taken no wake it owes none. {@code pthread4j.spin.relocks=0}
+ *     restores musl's spin and the sleep at once.</li>
  * <li><b>Destroy after unlock.</b> Unlock reads and writes everything it needs before its
  *     releasing swap (a CAS on the wake-sequence path, after the sequence moved) and afterwards
  *     touches nothing but the futex wake, which never reads the memory; so another thread may
@@ -181,6 +197,9 @@ import java.util.concurrent.locks.LockSupport;
  *     JMH {@code MutexBenchmark -t 4}: 0.67-0.69x). On the kernel backends they sleep on the
  *     wake sequence {@link MutexLayout#SEQ} (a word musl leaves unused): 0.24-0.25x before,
  *     0.34-0.40x after ({@code ./pthread4j bench lock}, linux and linux-noprivate, 4 threads, five runs).</li>
+ * <li>The spin ends without a steal when the holder keeps relocking, and the locker then polls
+ *     uncounted before its first sleep (above); musl takes the first free word and sleeps at
+ *     once. RELOCK_FIGURES_JAVADOC</li>
  * <li>An unlock that makes a robust mutex unrecoverable wakes every sleeper (musl wakes one,
  *     which leaves the others asleep for ever); each then returns ENOTRECOVERABLE.</li>
  * <li>{@link #timedlock(int, Timespec, boolean)} takes a clock and can be interruptible.</li>
@@ -383,6 +402,24 @@ public final class Mutex {
      *                                       process-shared mutex
      */
     public int lock() {
+        return lock(Backoff.RELOCKS);
+    }
+
+    /**
+     * Relocks after a condvar wait ({@link Cond}): {@link #lock()}, except that the spin takes the
+     * first free word, as musl's does. The waiter was signaled (or gave up) and meets a signaler
+     * about to release the mutex: a handoff, where taking the word between the signaler's unlock
+     * and its next lock is what lets the turn pass (seed 002's ping-pong: a waiter that waited out
+     * such relocks instead ran 0.6x as many round trips, between processes too).
+     *
+     * @return as {@link #lock()}
+     */
+    int relock() {
+        return lock(0);
+    }
+
+    /** {@link #lock()}, with the spin ending after {@code relocks} relocks (0: at the first free word). */
+    private int lock(final int relocks) {
         if (!tracked) {
             if ((int) INT.compareAndExchange(seg, LOCK, 0, EBUSY) == 0) {
                 return 0;
@@ -391,7 +428,7 @@ public final class Mutex {
             // The first step of musl's trylock_owner when the word is 0: a plain CAS to tid.
             return 0;
         }
-        return lockSlow(Timespec.CLOCK_REALTIME, null, false, false);
+        return lockSlow(Timespec.CLOCK_REALTIME, null, false, false, relocks);
     }
 
     /**
@@ -455,11 +492,19 @@ public final class Mutex {
         if (!tracked && (int) INT.compareAndExchange(seg, LOCK, 0, EBUSY) == 0) {
             return 0;
         }
-        return lockSlow(clock, abs, interruptible, false);
+        return lockSlow(clock, abs, interruptible, false, Backoff.RELOCKS);
     }
 
-    /** The body of musl's {@code __pthread_mutex_timedlock} after its fast path. */
-    private int lockSlow(final int clock, final Timespec abs, final boolean interruptible, final boolean woken) {
+    /**
+     * The body of musl's {@code __pthread_mutex_timedlock} after its fast path.
+     *
+     * @param woken   whether the caller slept on the mutex's word already (a requeued condvar
+     *                waiter): its first {@code trylock} records bit 31 while others are counted
+     * @param relocks the relocks that end the spin ({@link Backoff#whileNonzero}); 0 for a
+     *                condvar waiter's relock, whose spin takes the first free word
+     */
+    private int lockSlow(final int clock, final Timespec abs, final boolean interruptible, final boolean woken,
+                         final int relocks) {
         final Self me = tracked ? self() : null;
         final RobustList self = linked ? me.robust() : null;
         final int tid = tracked ? me.tid : 0;
@@ -471,7 +516,7 @@ public final class Mutex {
         // musl: spin 100 times while the word is busy and nobody sleeps; here with backoff, and
         // ending early when the holder keeps taking the lock back (Backoff). Then, untimed, this
         // thread polls uncounted before its first sleep (class overview).
-        if (Backoff.whileNonzero(seg, LOCK, WAITERS, Backoff.RELOCKS) && abs == null && POLLS > 0) {
+        if (Backoff.whileNonzero(seg, LOCK, WAITERS, relocks) && abs == null && POLLS > 0) {
             r = pollUncounted(tid, self, interruptible);
             if (r != EBUSY) {
                 return r;
@@ -586,12 +631,12 @@ public final class Mutex {
     /**
      * Locks a mutex after sleeping on its word elsewhere: for a condvar waiter that was requeued
      * onto the mutex and woken by an unlock. Skips the fast path, so the acquisition records bit
-     * 31 while others sleep (the bit rule; see the class overview).
+     * 31 while others sleep (the bit rule; see the class overview); spins as {@link #relock()}.
      *
      * @return as {@link #lock()}
      */
     int lockWoken() {
-        return lockSlow(Timespec.CLOCK_REALTIME, null, false, true);
+        return lockSlow(Timespec.CLOCK_REALTIME, null, false, true, 0);
     }
 
     /**
@@ -856,7 +901,7 @@ public final class Mutex {
      * {@code _m_waiters} still 0): while the word is busy, whatever the waiter count.
      */
     void spinWhileHeld() {
-        Backoff.whileNonzero(seg, LOCK, -1, Backoff.RELOCKS);
+        Backoff.whileNonzero(seg, LOCK, -1, 0);
     }
 
     /** @return the backend its lock word sleeps on */

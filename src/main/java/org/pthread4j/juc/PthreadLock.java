@@ -380,7 +380,9 @@ public final class PthreadLock implements Lock {
     /**
      * @return an estimate of the threads waiting to acquire the lock, in every process sharing it:
      *     {@code _m_waiters}, the threads in the sleeping phase of a lock (it may count one more
-     *     while a group of waiters released by a condition's {@code signalAll} drains)
+     *     while a group of waiters released by a condition's {@code signalAll} drains; it does not
+     *     count a thread still spinning, or polling after its spin saw the holder relock: up to
+     *     {@link org.pthread4j.Mutex#POLLS} sleeps of {@link org.pthread4j.Mutex#POLL_NANOS})
      */
     public int getQueueLength() {
         return mutex.waiterCount();
