@@ -3,6 +3,8 @@ package org.pthread4j;
 import org.pthread4j.memory.Block;
 
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntSupplier;
 
 /**
  * The bounded spin before a sleep, shared by the mutex, the rwlock, the semaphore and a requeued
@@ -22,18 +24,18 @@ import java.lang.foreign.MemorySegment;
  * about 1.3 µs and the whole spin about 21 µs, under the 30-40 µs a sleep and a cross-CPU wake
  * cost there.
  *
- * <p><b>A holder that relocks at once.</b> A word seen free is looked at again
- * {@link #LOOKS} times, {@link #SETTLE} pauses apart (about 80 ns), before the spin ends: a lock released for good
- * stays free, one released by a thread that takes it back a few nanoseconds later (seed 000's
+ * <p><b>A holder that relocks at once.</b> A word seen free is looked at again {@link #LOOKS}
+ * times, {@link #SETTLE} pauses apart (about 80 ns in all), before the spin ends: a lock released
+ * for good stays free, one released by a thread that takes it back a few nanoseconds later (seed 000's
  * loop, or any holder with a short stretch between its unlock and its next lock) is busy again.
  * Taking the lock in that gap steals it from a running thread that wants it back at once; that
  * thread then spins and steals it back, and the two CPUs pass the lock's line between them on
  * every round. After {@link #RELOCKS} such relocks the spin ends, and the caller sleeps (or, for a
- * lock under musl's wake rule, polls; see {@link Mutex}): seed 000's stress, 4 threads on 2 cores,
- * went from 0.44-0.69x {@code ReentrantLock} to 0.95-0.99x on the parking backend. A handoff
- * (a condvar waiter relocking after its signaler's unlock) sees the word free for good and
- * still takes it within the spin. {@value #RELOCKS_PROPERTY}{@code =0} ends the spin at the first
- * free word, as musl's does.
+ * mutex, polls first; see {@link Mutex}): with that poll, seed 000's stress at 4 threads on 2 cores
+ * went from 0.35-0.74x {@code ReentrantLock} to 1.01-1.02x on the parking backend, and from
+ * 0.33-0.46x to 1.02-1.04x on the kernel ones. A caller in a handoff passes 0 relocks and takes
+ * the first free word as musl's spin does: a condvar waiter's relock, and an rwlock reader.
+ * {@value #RELOCKS_PROPERTY}{@code =0} ends every spin at the first free word.
  */
 final class Backoff {
     /** Property {@value}: {@link #PAUSES}. */
@@ -103,6 +105,36 @@ final class Backoff {
             }
         }
         return true;
+    }
+
+    /**
+     * The poll of a locker whose spin ended on relocks, before its first sleep: up to
+     * {@link Mutex#POLLS} plain sleeps of {@link Mutex#POLL_NANOS}, each followed by the caller's
+     * attempt, which records nothing (no bit 31). The poller is neither counted in the waiter
+     * count nor on any futex queue and sets no bit, so the holder's unlocks owe it no wake (under
+     * musl's rule an unlock wakes while anyone is counted) and it takes no wake meant for a
+     * sleeper, a musl C process's among them: to the protocol it is a thread that has not yet
+     * reached the sleeping loop, as one still spinning in musl's {@code a_spin}, and having taken
+     * no wake it owes none. Serves the mutex and the rwlock's writers.
+     *
+     * @param blocker       what the parked thread waits for, as thread dumps show it (the lock)
+     * @param interruptible whether an interrupt ends the poll
+     * @param attempt       the caller's try: 0 or another result that ends the poll, or EBUSY
+     * @return the attempt's result that ended the polls, EBUSY when they ran out, or EINTR
+     *     (interruptible, interrupted)
+     */
+    static int pollUncounted(final Object blocker, final boolean interruptible, final IntSupplier attempt) {
+        for (int k = 0; k < Mutex.POLLS; k++) {
+            LockSupport.parkNanos(blocker, Mutex.POLL_NANOS);
+            if (interruptible && Thread.currentThread().isInterrupted()) {
+                return Errno.EINTR;
+            }
+            final int r = attempt.getAsInt();
+            if (r != Errno.EBUSY) {
+                return r;
+            }
+        }
+        return Errno.EBUSY;
     }
 
     /**

@@ -8,7 +8,6 @@ import org.pthread4j.memory.Block;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * musl's {@code pthread_mutex_t} on a 40-byte block of off-heap memory ({@link MutexLayout}):
@@ -113,8 +112,10 @@ import java.util.concurrent.locks.LockSupport;
  *     unlock wakes while anyone is counted; on the kernel backends the holder's next unlock
  *     claimed the bit of a fresh sleeper before it was inside its wait), and it takes no wake
  *     meant for a sleeper, a musl C process's among them: to the protocol it is a thread still in
- *     musl's {@code a_spin}, and having taken no wake it owes none. {@code pthread4j.spin.relocks=0}
- *     restores musl's spin and the sleep at once.</li>
+ *     musl's {@code a_spin}, and having taken no wake it owes none. A condvar waiter's relock
+ *     ({@link #relock()}) keeps musl's spin, which takes the first free word: it meets a signaler
+ *     about to release. {@code pthread4j.spin.relocks=0} restores musl's spin and the sleep at
+ *     once everywhere.</li>
  * <li><b>Destroy after unlock.</b> Unlock reads and writes everything it needs before its
  *     releasing swap (a CAS on the wake-sequence path, after the sequence moved) and afterwards
  *     touches nothing but the futex wake, which never reads the memory; so another thread may
@@ -199,7 +200,11 @@ import java.util.concurrent.locks.LockSupport;
  *     0.34-0.40x after ({@code ./pthread4j bench lock}, linux and linux-noprivate, 4 threads, five runs).</li>
  * <li>The spin ends without a steal when the holder keeps relocking, and the locker then polls
  *     uncounted before its first sleep (above); musl takes the first free word and sleeps at
- *     once. RELOCK_FIGURES_JAVADOC</li>
+ *     once. Seed 000's stress, 4 threads on 2 cores, three runs alternated with
+ *     the build before ({@code ./pthread4j bench lock cond ipc --threads 2,4}): parking 0.35-0.74x
+ *     {@code ReentrantLock} to 1.01-1.02x, linux 0.33-0.46x to 1.02-1.04x, process-shared
+ *     0.26-0.27x to 0.94-1.02x; 2 threads 0.45-1.71x to 1.67-2.01x. A condvar waiter relocks
+ *     with musl's spin ({@link #relock()}).</li>
  * <li>An unlock that makes a robust mutex unrecoverable wakes every sleeper (musl wakes one,
  *     which leaves the others asleep for ever); each then returns ENOTRECOVERABLE.</li>
  * <li>{@link #timedlock(int, Timespec, boolean)} takes a clock and can be interruptible.</li>
@@ -517,7 +522,7 @@ public final class Mutex {
         // ending early when the holder keeps taking the lock back (Backoff). Then, untimed, this
         // thread polls uncounted before its first sleep (class overview).
         if (Backoff.whileNonzero(seg, LOCK, WAITERS, relocks) && abs == null && POLLS > 0) {
-            r = pollUncounted(tid, self, interruptible);
+            r = Backoff.pollUncounted(this, interruptible, () -> trylock(tid, self, false));
             if (r != EBUSY) {
                 return r;
             }
@@ -568,33 +573,6 @@ public final class Mutex {
             }
         }
         return r;
-    }
-
-    /**
-     * The poll of a locker whose spin saw the holder take the lock back at once, before it counts
-     * itself in: up to {@link #POLLS} plain sleeps of {@link #POLL_NANOS}, each followed by a
-     * {@code trylock} that records nothing. The poller is neither counted in {@code _m_waiters}
-     * nor on any futex queue and sets no bit, so the holder's unlocks make no wake for it (under
-     * musl's rule an unlock wakes while anyone is counted) and it takes no wake meant for a
-     * sleeper, a musl C process's among them: to the protocol it is a thread that has not yet
-     * reached the sleeping loop, as one spinning in musl's {@code a_spin}, and having taken no
-     * wake it owes none.
-     *
-     * @return the {@code trylock} result that ended the polls, EBUSY when they ran out, or
-     *     EINTR (interruptible, interrupted)
-     */
-    private int pollUncounted(final int tid, final RobustList self, final boolean interruptible) {
-        for (int k = 0; k < POLLS; k++) {
-            LockSupport.parkNanos(this, POLL_NANOS);
-            if (interruptible && Thread.currentThread().isInterrupted()) {
-                return Errno.EINTR;
-            }
-            final int r = trylock(tid, self, false);
-            if (r != EBUSY) {
-                return r;
-            }
-        }
-        return EBUSY;
     }
 
     /**

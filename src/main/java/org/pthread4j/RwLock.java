@@ -35,7 +35,10 @@ import static org.pthread4j.RwLockLayout.WRITE_LOCKED;
  * per-reader bookkeeping would deadlock a reader that re-locks while a writer waits. Writers
  * can starve. A writer takes the lock only by CAS from exactly 0 to 0x7fffffff.
  *
- * <p>A thread that must wait spins while no one sleeps (musl: 100 times; here with {@code Backoff}), then counts itself in
+ * <p>A thread that must wait spins while no one sleeps (musl: 100 times; here with {@code Backoff}:
+ * a writer's spin ends without a steal when the holders keep taking the lock back, and the writer
+ * then polls uncounted before it sleeps, as a {@link Mutex} locker does; a reader's, which steals
+ * from nobody, ends at the first free word as musl's), then counts itself in
  * {@code _rw_waiters}, sets bit 31 by CAS (ignoring failure) and sleeps on the word's exact
  * value, bit included. Readers sleep only while a writer holds the lock. (A private lock's
  * woken thread that finds the lock taken again polls before it sets the bit again, as a
@@ -326,6 +329,8 @@ public final class RwLock {
         if (r != Errno.EBUSY) {
             return r;
         }
+        // musl spins 100 times while the word is busy and nobody sleeps; a reader takes the first
+        // free word (it shares the lock and steals it from nobody).
         Backoff.whileNonzero(seg, LOCK, WAITERS, 0);
         boolean slept = false;
         while ((r = tryrdlock(slept ? mark() : 0)) == Errno.EBUSY) {
@@ -418,7 +423,12 @@ public final class RwLock {
         if (r != Errno.EBUSY) {
             return r;
         }
-        Backoff.whileNonzero(seg, LOCK, WAITERS, Backoff.RELOCKS);
+        // musl spins 100 times while the word is busy and nobody sleeps; here the Mutex's spin,
+        // which ends when the holders keep taking the lock back, and the poll that follows it.
+        if (Backoff.whileNonzero(seg, LOCK, WAITERS, Backoff.RELOCKS) && at == null && Mutex.POLLS > 0
+            && (r = Backoff.pollUncounted(this, interruptible, this::trywrlock)) != Errno.EBUSY) {
+            return r;
+        }
         boolean slept = false;
         while ((r = trywrlock(slept ? mark() : 0)) == Errno.EBUSY) {
             final int val = block.get(LOCK);
