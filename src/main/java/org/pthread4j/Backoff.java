@@ -64,6 +64,9 @@ final class Backoff {
     /** Pauses before each of those looks. */
     static final int SETTLE = 4;
 
+    /** The longest sleep of {@link #pollUncounted}, as a multiple of {@link Mutex#POLL_NANOS}. */
+    static final int POLL_GROWTH = 8;
+
     private Backoff() {
     }
 
@@ -109,8 +112,11 @@ final class Backoff {
 
     /**
      * The poll of a locker whose spin ended on relocks, before its first sleep: up to
-     * {@link Mutex#POLLS} plain sleeps of {@link Mutex#POLL_NANOS}, each followed by the caller's
-     * attempt, which records nothing (no bit 31). The poller is neither counted in the waiter
+     * {@link Mutex#POLLS} plain sleeps, the first of {@link Mutex#POLL_NANOS} and each twice the
+     * one before up to {@link #POLL_GROWTH} times that (50, 100, 200, 400, 400 ... µs by
+     * default: a lock that stays busy is looked at less often, and the wait added to one that
+     * comes free stays under the wait so far), each followed by the caller's attempt, which
+     * records nothing (no bit 31). The poller is neither counted in the waiter
      * count nor on any futex queue and sets no bit, so the holder's unlocks owe it no wake (under
      * musl's rule an unlock wakes while anyone is counted) and it takes no wake meant for a
      * sleeper, a musl C process's among them: to the protocol it is a thread that has not yet
@@ -124,8 +130,11 @@ final class Backoff {
      *     (interruptible, interrupted)
      */
     static int pollUncounted(final Object blocker, final boolean interruptible, final IntSupplier attempt) {
+        final long longest = POLL_GROWTH * Mutex.POLL_NANOS;
+        long nanos = Mutex.POLL_NANOS;
         for (int k = 0; k < Mutex.POLLS; k++) {
-            LockSupport.parkNanos(blocker, Mutex.POLL_NANOS);
+            LockSupport.parkNanos(blocker, nanos);
+            nanos = Math.min(nanos << 1, longest);
             if (interruptible && Thread.currentThread().isInterrupted()) {
                 return Errno.EINTR;
             }

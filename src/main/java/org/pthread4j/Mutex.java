@@ -106,8 +106,8 @@ import java.util.Objects;
  *     threads on 2 cores: 300,000-500,000 changes of owner a second, against 5,000-10,000 for
  *     {@code ReentrantLock}). Here the spin looks at a free word twice more before it ends on it
  *     and stops after two relocks ({@code Backoff}); the thread then makes up to {@link #POLLS}
- *     plain timed sleeps of {@link #POLL_NANOS}, each followed by a {@code trylock} that records
- *     nothing, before its first sleep. The poller is neither counted in {@code _m_waiters} nor on
+ *     plain timed sleeps, from {@link #POLL_NANOS} doubling up to 8 times that, each followed
+ *     by a {@code trylock} that records nothing, before its first sleep. The poller is neither counted in {@code _m_waiters} nor on
  *     a futex queue and sets no bit, so the holder's unlocks owe it no wake (under musl's rule an
  *     unlock wakes while anyone is counted; on the kernel backends the holder's next unlock
  *     claimed the bit of a fresh sleeper before it was inside its wait), and it takes no wake
@@ -243,8 +243,9 @@ public final class Mutex {
     public static final int POLLS = Math.max(0, Integer.getInteger(POLLS_PROPERTY, 20));
 
     /**
-     * How long each of those waits lasts, in nanoseconds: default 50,000 (50 µs); a setting is
-     * held to 1 ns - 1 s, so a deadline computed from it cannot overflow.
+     * How long each of a woken thread's waits lasts, and the first sleep of a locker's poll
+     * (doubling up to 8 times this), in nanoseconds: default 50,000 (50 µs); a setting is held
+     * to 1 ns - 1 s, so a deadline computed from it cannot overflow.
      */
     public static final long POLL_NANOS = Math.min(1_000_000_000L, Math.max(1, Long.getLong(POLL_NANOS_PROPERTY, 50_000L)));
 
