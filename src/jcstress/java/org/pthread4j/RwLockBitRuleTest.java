@@ -37,8 +37,25 @@ public class RwLockBitRuleTest {
         RwLockAttr.privateOn(Futexes.linuxNoPrivate()), RwLockAttr.builder().pshared(true).build());
     private static final AtomicInteger NEXT = new AtomicInteger();
 
-    private final RwLock rw = new RwLock(StressBlocks.take(),
-        CONFIGS.get(Math.floorMod(NEXT.getAndIncrement(), CONFIGS.size())));
+    private final RwLock rw = next();
+
+    /** @return a new rwlock on the next of {@link #CONFIGS}, in turn (one rotation for every rwlock test) */
+    static RwLock next() {
+        return new RwLock(StressBlocks.take(), CONFIGS.get(Math.floorMod(NEXT.getAndIncrement(), CONFIGS.size())));
+    }
+
+    /**
+     * Releases a write lock, then takes and releases it again {@code again} times through
+     * {@code trywrlock}, whose CAS from 0 carries no bit 31.
+     */
+    static void unlockAndWriteAgain(final RwLock rw, final int again) {
+        rw.unlock();
+        for (int i = 0; i < again; i++) {
+            if (rw.trywrlock() == 0) {
+                rw.unlock();
+            }
+        }
+    }
 
     /** Starts read-locked, by no thread in particular: the rwlock has no owner. */
     public RwLockBitRuleTest() {

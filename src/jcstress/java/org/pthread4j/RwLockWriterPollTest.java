@@ -8,8 +8,6 @@ import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.Signal;
 import org.openjdk.jcstress.annotations.State;
 
-import java.util.concurrent.atomic.AtomicInteger;
-
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
@@ -31,10 +29,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 public class RwLockWriterPollTest {
     /** Relocks after the release: a few hundred microseconds of them on 2 cores, several polls. */
     private static final int AGAIN = 10_000;
-    private static final AtomicInteger NEXT = new AtomicInteger();
-
-    private final RwLock rw = new RwLock(StressBlocks.take(),
-        RwLockBitRuleTest.CONFIGS.get(Math.floorMod(NEXT.getAndIncrement(), RwLockBitRuleTest.CONFIGS.size())));
+    private final RwLock rw = RwLockBitRuleTest.next();
 
     /** Starts write-locked, by no thread in particular: the rwlock has no owner. */
     public RwLockWriterPollTest() {
@@ -49,11 +44,6 @@ public class RwLockWriterPollTest {
 
     @Signal
     public void unlockAndWriteAgain() {
-        rw.unlock();
-        for (int i = 0; i < AGAIN; i++) {
-            if (rw.trywrlock() == 0) {
-                rw.unlock();
-            }
-        }
+        RwLockBitRuleTest.unlockAndWriteAgain(rw, AGAIN);
     }
 }

@@ -8,8 +8,6 @@ import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.Signal;
 import org.openjdk.jcstress.annotations.State;
 
-import java.util.concurrent.atomic.AtomicInteger;
-
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
@@ -34,10 +32,7 @@ public class RwLockWriterWakeTest {
      * latency on 2 cores, so the woken reader often meets one on its way.
      */
     private static final int AGAIN = 1_000;
-    private static final AtomicInteger NEXT = new AtomicInteger();
-
-    private final RwLock rw = new RwLock(StressBlocks.take(),
-        RwLockBitRuleTest.CONFIGS.get(Math.floorMod(NEXT.getAndIncrement(), RwLockBitRuleTest.CONFIGS.size())));
+    private final RwLock rw = RwLockBitRuleTest.next();
 
     /** Starts write-locked, by no thread in particular: the rwlock has no owner. */
     public RwLockWriterWakeTest() {
@@ -52,11 +47,6 @@ public class RwLockWriterWakeTest {
 
     @Signal
     public void unlockAndWriteAgain() {
-        rw.unlock();
-        for (int i = 0; i < AGAIN; i++) {
-            if (rw.trywrlock() == 0) {
-                rw.unlock();
-            }
-        }
+        RwLockBitRuleTest.unlockAndWriteAgain(rw, AGAIN);
     }
 }
