@@ -103,7 +103,7 @@ import java.util.Objects;
  *     spin takes the first free word it sees; when the holder freed it only between two of its own
  *     locks, that steals it from a running thread that wants it back at once, which then spins
  *     and steals it back: two CPUs passing the lock's line at every round (seed 000's stress, 4
- *     threads on 2 cores: 300,000-500,000 changes of owner a second, against 5,000-10,000 for
+ *     threads on 2 cores: 300,000-500,000 changes of owner a second, against 5,000-25,000 for
  *     {@code ReentrantLock}). Here the spin looks at a free word twice more before it ends on it
  *     and stops after two relocks ({@code Backoff}); the thread then makes up to {@link #POLLS}
  *     plain timed sleeps, from {@link #POLL_NANOS} doubling up to 8 times that, each followed
