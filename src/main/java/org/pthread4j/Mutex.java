@@ -37,10 +37,10 @@ import java.util.Objects;
  * most {@code Backoff.PAUSES}, 1000, testing the word after 1, 2, 4 ... up to 64 of them, see
  * {@code Backoff}) that runs only while the word is busy and nobody sleeps (so a newcomer does
  * not overtake queued sleepers), and ends without a steal when the holder keeps taking the lock
- * back (then, untimed, a poll: see below); then a loop of: count myself in {@code _m_waiters}, CAS bit 31 into the value I
- * saw, sleep on the futex while the word holds exactly that value, count myself out, retry
- * (musl's rule; under the bit rule the CAS and the sleep are one set-bit-and-wait on any busy
- * value, see "Sleeping on a busy word" below).
+ * back (then, untimed, a poll: see below); then a loop of: count myself in {@code _m_waiters},
+ * CAS bit 31 into the value I saw, sleep on the futex while the word holds exactly that value,
+ * count myself out, retry (musl's rule; under the bit rule the CAS and the sleep are one
+ * set-bit-and-wait on any busy value, see "Sleeping on a busy word" below).
  * Unlock swaps the word to 0 and wakes one sleeper if the swapped-out value had bit 31 or (musl's
  * rule, see below) if {@code _m_waiters}, read before the swap, was nonzero.
  *
@@ -107,12 +107,13 @@ import java.util.Objects;
  *     {@code ReentrantLock}). Here the spin looks at a free word twice more before it ends on it
  *     and stops after two relocks ({@code Backoff}); the thread then makes up to {@link #POLLS}
  *     plain timed sleeps, from {@link #POLL_NANOS} doubling up to 8 times that, each followed
- *     by a {@code trylock} that records nothing, before its first sleep. The poller is neither counted in {@code _m_waiters} nor on
- *     a futex queue and sets no bit, so the holder's unlocks owe it no wake (under musl's rule an
- *     unlock wakes while anyone is counted; on the kernel backends the holder's next unlock
- *     claimed the bit of a fresh sleeper before it was inside its wait), and it takes no wake
- *     meant for a sleeper, a musl C process's among them: to the protocol it is a thread still in
- *     musl's {@code a_spin}, and having taken no wake it owes none. A condvar waiter's relock
+ *     by a {@code trylock} that records nothing, before its first sleep. The poller is neither
+ *     counted in {@code _m_waiters} nor on a futex queue and sets no bit, so the holder's unlocks
+ *     owe it no wake (under musl's rule an unlock wakes while anyone is counted; on the kernel
+ *     backends the holder's next unlock claimed the bit of a fresh sleeper before it was inside
+ *     its wait), and it takes no wake meant for a sleeper, a musl C process's among them: to the
+ *     protocol it is a thread still in musl's {@code a_spin}, and having taken no wake it owes
+ *     none. A condvar waiter's relock
  *     ({@link #relock()}) keeps musl's spin, which takes the first free word: it meets a signaler
  *     about to release. {@code pthread4j.spin.relocks=0} restores musl's spin and the sleep at
  *     once everywhere.</li>
