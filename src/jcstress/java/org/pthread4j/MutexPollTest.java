@@ -18,10 +18,11 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * {@code trylock}, several wakeup latencies of relocks, none of which carries bit 31. The woken
  * locker mostly meets a held lock and polls; since no unlock will wake it, it must not be left
  * asleep once the lock is free for good: each poll ends by its deadline and tries again.
- * Rotates through the NORMAL configurations of {@link MutexBitRuleTest}, a process-shared one
- * among them: under musl's rule the locker, once its spin has seen the relocks, polls uncounted
- * (plain timed sleeps, each followed by a {@code trylock}) before it counts itself in and sleeps,
- * and no unlock wakes it during those sleeps either.
+ * A locker whose spin is still running when the relocks begin sees them and polls uncounted
+ * instead ({@link Backoff#pollUncounted}: plain timed sleeps, each followed by a {@code trylock})
+ * before its first sleep; no unlock wakes it during those sleeps either. Rotates through the
+ * NORMAL configurations of {@link MutexBitRuleTest}, a process-shared one (musl's rule) among
+ * them.
  */
 @JCStressTest(Mode.Termination)
 @Description("Mutex: a woken locker polling without bit 31 gets the lock once it is free")
