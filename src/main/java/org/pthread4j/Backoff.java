@@ -72,7 +72,7 @@ final class Backoff {
 
     /**
      * Spins while the word at {@code off} is nonzero and nobody sleeps, until it stays 0 or its
-     * holder has relocked {@link #RELOCKS} times.
+     * holder has relocked {@code relocks} times.
      *
      * @param seg        the primitive's segment
      * @param off        the word to see 0 in

@@ -33,7 +33,19 @@ class RelockPollTest {
         try (Memory mem = MutexTestSupport.memory()) {
             final Mutex m = new Mutex(MutexTestSupport.block(mem, 0), config.attr(kind));
             pollsUncountedThenGetsTheLock(m, m::lock, m::unlock, m::waiterCount,
-                () -> m.block().get(MutexLayout.LOCK), m::toString);
+                () -> m.block().get(MutexLayout.LOCK), m::toString, false);
+            assertEquals(Mutex.State.FREE, m.state());
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("org.pthread4j.MutexTestSupport#configsAndKinds")
+    void aMutexLockerInterruptedWhileItPollsAnswersEINTRAndOwnsNothing(final MutexTestSupport.Config config,
+                                                                       final int kind) throws Exception {
+        try (Memory mem = MutexTestSupport.memory()) {
+            final Mutex m = new Mutex(MutexTestSupport.block(mem, 0), config.attr(kind));
+            pollsUncountedThenGetsTheLock(m, m::lockInterruptibly, m::unlock, m::waiterCount,
+                () -> m.block().get(MutexLayout.LOCK), m::toString, true);
             assertEquals(Mutex.State.FREE, m.state());
         }
     }
@@ -47,7 +59,18 @@ class RelockPollTest {
     void anRwLockWriterThatSeesTheHolderRelockPollsUncountedThenGetsTheLock(final RwLockAttr attr) throws Exception {
         try (Memory mem = Memory.allocate(RwLockLayout.SIZE)) {
             final RwLock rw = new RwLock(mem.block(0, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT), attr);
-            pollsUncountedThenGetsTheLock(rw, rw::wrlock, rw::unlock, rw::waiterCount, rw::word, rw::toString);
+            pollsUncountedThenGetsTheLock(rw, rw::wrlock, rw::unlock, rw::waiterCount, rw::word, rw::toString, false);
+            assertEquals(0, rw.word());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("rwLockAttrs")
+    void anRwLockWriterInterruptedWhileItPollsAnswersEINTRAndOwnsNothing(final RwLockAttr attr) throws Exception {
+        try (Memory mem = Memory.allocate(RwLockLayout.SIZE)) {
+            final RwLock rw = new RwLock(mem.block(0, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT), attr);
+            pollsUncountedThenGetsTheLock(rw, () -> rw.timedwrlock(Timespec.CLOCK_MONOTONIC, null, true), rw::unlock,
+                rw::waiterCount, rw::word, rw::toString, true);
             assertEquals(0, rw.word());
         }
     }
@@ -56,11 +79,15 @@ class RelockPollTest {
      * A holder thread takes and releases the lock in a loop while a locker takes it once, until
      * the locker is seen parked in its poll (it polls only when its spin met the holder relocking,
      * which depends on where the two threads run: each attempt that does not show it is repeated,
-     * within the liveness bound), then the holder stops and the locker must get the lock.
+     * within the liveness bound), then the holder stops and the locker must get the lock. With
+     * {@code interrupt}, the locker seen polling is interrupted instead and must answer EINTR
+     * without the lock (an attempt where its {@code trylock} won before the interrupt landed is
+     * repeated).
      */
     private static void pollsUncountedThenGetsTheLock(final Object lock, final IntSupplier take,
                                                       final IntSupplier release, final IntSupplier waiters,
-                                                      final IntSupplier word, final java.util.function.Supplier<String> state)
+                                                      final IntSupplier word, final java.util.function.Supplier<String> state,
+                                                      final boolean interrupt)
         throws Exception {
         assumeTrue(Mutex.POLLS > 0, Mutex.POLLS_PROPERTY + "=0");
         assumeTrue(Backoff.RELOCKS > 0, Backoff.RELOCKS_PROPERTY + "=0");
@@ -94,6 +121,9 @@ class RelockPollTest {
                         // count or a bit is the poller's own.
                         assertEquals(0, counted, "a polling locker is counted: " + state.get());
                         assertEquals(0, w & Integer.MIN_VALUE, "a polling locker set bit 31: " + state.get());
+                        if (interrupt) {
+                            locker.interrupt();
+                        }
                         seen = true;
                         break;
                     }
@@ -102,7 +132,12 @@ class RelockPollTest {
             }
             stop.set(true);
             assertEquals(0, holderDone.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "holder: " + state.get());
-            assertEquals(0, got.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "the locker was stranded: " + state.get());
+            final int r = got.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS);
+            if (interrupt && seen && r == 0) {
+                seen = false; // its trylock won just before the interrupt landed: try again
+            } else {
+                assertEquals(interrupt && seen ? Errno.EINTR : 0, r, "the locker was stranded or answered wrong: " + state.get());
+            }
             holder.join(LIVENESS.toMillis());
             locker.join(LIVENESS.toMillis());
         }
