@@ -32,7 +32,7 @@ public class CondBroadcastWakeupTest {
     public void waiter() {
         m.lock();
         while (!flag) {
-            c.wait(m);
+            c.await(m);
         }
         m.unlock();
     }

@@ -1,5 +1,7 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Timespec;
+
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Description;
 import org.openjdk.jcstress.annotations.JCStressTest;
@@ -34,9 +36,9 @@ public class CondRewaitWakeupTest {
     @Actor
     public void waiter() {
         m.lock();
-        c.timedwait(m, PAST);
+        c.timedAwait(m, PAST);
         while (!flag) {
-            c.wait(m);
+            c.await(m);
         }
         m.unlock();
     }

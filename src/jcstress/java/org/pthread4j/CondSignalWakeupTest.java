@@ -32,7 +32,7 @@ public class CondSignalWakeupTest {
     public void waiter() {
         m.lock();
         while (!flag) {
-            c.wait(m);
+            c.await(m);
         }
         m.unlock();
     }

@@ -1,5 +1,7 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Errno;
+
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;
@@ -39,7 +41,7 @@ public class CondVisibilityTest {
             return;
         }
         while (!ready) {
-            final int e = c.timedwait(m, CondStressSupport.liveness());
+            final int e = c.timedAwait(m, CondStressSupport.liveness());
             if (e != 0) {
                 errors |= e == Errno.ETIMEDOUT ? 1 : 2;
                 break;

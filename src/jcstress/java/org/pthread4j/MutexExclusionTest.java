@@ -1,5 +1,7 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Errno;
+
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;
@@ -68,9 +70,9 @@ public class MutexExclusionTest {
     @Actor
     public void reader(final IIIII_Result r) {
         final int got = switch (op) {
-            case 0 -> m.timedlock(MutexStressSupport.FAR);
+            case 0 -> m.timedLock(MutexStressSupport.FAR);
             case 1 -> m.lockInterruptibly();
-            default -> m.trylock() == Errno.EBUSY ? m.lock() : 0;
+            default -> m.tryLock() == Errno.EBUSY ? m.lock() : 0;
         };
         if (got != 0) {
             errors |= 4;

@@ -1,5 +1,7 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Errno;
+
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;
@@ -52,7 +54,7 @@ public class MutexOwnerDeadOnceTest {
 
     @Arbiter
     public void after(final III_Result r) {
-        r.r3 = m.trylock(); // 0 unless the mutex was left locked or unrecoverable
+        r.r3 = m.tryLock(); // 0 unless the mutex was left locked or unrecoverable
         if (r.r3 == 0) {
             m.unlock();
         }

@@ -51,7 +51,7 @@ public class MutexPollTest {
     public void unlockAndRelock() {
         m.unlock();
         for (int i = 0; i < AGAIN; i++) {
-            if (m.trylock() == 0) {
+            if (m.tryLock() == 0) {
                 m.unlock();
             }
         }

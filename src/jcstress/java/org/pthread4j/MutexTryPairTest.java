@@ -45,14 +45,14 @@ public class MutexTryPairTest {
 
     @Actor
     public void trier(final IIII_Result r) {
-        final int got = m.trylock();
+        final int got = m.tryLock();
         r.r1 = got;
         settle(got, 1);
     }
 
     @Actor
     public void expiredTimedlock(final IIII_Result r) {
-        final int got = m.timedlock(MutexStressSupport.PAST);
+        final int got = m.timedLock(MutexStressSupport.PAST);
         r.r2 = got;
         settle(got, 2);
     }

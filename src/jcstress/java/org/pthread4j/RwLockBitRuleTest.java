@@ -51,7 +51,7 @@ public class RwLockBitRuleTest {
     static void unlockAndWriteAgain(final RwLock rw, final int again) {
         rw.unlock();
         for (int i = 0; i < again; i++) {
-            if (rw.trywrlock() == 0) {
+            if (rw.tryWrLock() == 0) {
                 rw.unlock();
             }
         }
@@ -59,21 +59,21 @@ public class RwLockBitRuleTest {
 
     /** Starts read-locked, by no thread in particular: the rwlock has no owner. */
     public RwLockBitRuleTest() {
-        rw.rdlock();
+        rw.rdLock();
     }
 
     @Actor
     public void writer() {
-        rw.wrlock();
+        rw.wrLock();
         rw.unlock();
     }
 
     @Signal
     public void unlockAndReadAgainTwice() {
         rw.unlock();
-        rw.rdlock();
+        rw.rdLock();
         rw.unlock();
-        rw.rdlock();
+        rw.rdLock();
         rw.unlock();
     }
 }

@@ -28,12 +28,12 @@ public class RwLockReadersTogetherTest {
 
     @Actor
     public void reader1(final III_Result r) {
-        r.r1 = rw.tryrdlock();
+        r.r1 = rw.tryRdLock();
     }
 
     @Actor
     public void reader2(final III_Result r) {
-        r.r2 = rw.tryrdlock();
+        r.r2 = rw.tryRdLock();
     }
 
     @Arbiter

@@ -30,7 +30,7 @@ public class RwLockWriterAtomicityTest {
 
     @Actor
     public void writer() {
-        lock.wrlock();
+        lock.wrLock();
         x = 1;
         y = 1;
         lock.unlock();
@@ -38,7 +38,7 @@ public class RwLockWriterAtomicityTest {
 
     @Actor
     public void reader(final II_Result r) {
-        lock.rdlock();
+        lock.rdLock();
         r.r1 = x;
         r.r2 = y;
         lock.unlock();

@@ -33,12 +33,12 @@ public class RwLockWriterPollTest {
 
     /** Starts write-locked, by no thread in particular: the rwlock has no owner. */
     public RwLockWriterPollTest() {
-        rw.wrlock();
+        rw.wrLock();
     }
 
     @Actor
     public void writer() {
-        rw.wrlock();
+        rw.wrLock();
         rw.unlock();
     }
 

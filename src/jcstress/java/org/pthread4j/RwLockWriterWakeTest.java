@@ -36,12 +36,12 @@ public class RwLockWriterWakeTest {
 
     /** Starts write-locked, by no thread in particular: the rwlock has no owner. */
     public RwLockWriterWakeTest() {
-        rw.wrlock();
+        rw.wrLock();
     }
 
     @Actor
     public void reader() {
-        rw.rdlock();
+        rw.rdLock();
         rw.unlock();
     }
 

@@ -34,17 +34,17 @@ public class SemPermitTest {
     public void poster(final III_Result r) {
         data = 42;
         sem.post();
-        r.r1 = sem.trywait() == 0 ? 1 : 0;
+        r.r1 = sem.tryAwait() == 0 ? 1 : 0;
     }
 
     @Actor
     public void taker(final III_Result r) {
-        r.r2 = sem.trywait() == 0 ? data : -1;
+        r.r2 = sem.tryAwait() == 0 ? data : -1;
     }
 
     @Arbiter
     public void value(final III_Result r) {
-        r.r3 = sem.getvalue();
+        r.r3 = sem.getValue();
         StressBlocks.give(block);
     }
 }

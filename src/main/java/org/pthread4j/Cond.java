@@ -1,8 +1,12 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Timespec;
+
+import org.pthread4j.futex.Errno;
+
 import org.pthread4j.futex.Futex;
 import org.pthread4j.futex.Futexes;
-import org.pthread4j.futex.ThreadIds;
+import org.pthread4j.internal.ThreadIds;
 import org.pthread4j.memory.Block;
 
 import java.lang.foreign.Arena;
@@ -248,7 +252,7 @@ public final class Cond {
     }
 
     /** @return whether this condvar is process-shared */
-    public boolean isShared() {
+    public boolean isPshared() {
         return shared;
     }
 
@@ -275,12 +279,12 @@ public final class Cond {
      *     errorcheck or robust) and not held by the caller; or the error of relocking it
      *     (EOWNERDEAD: held, but its previous owner died; ENOTRECOVERABLE: not held)
      */
-    public int wait(final Mutex mutex) {
-        return timedwait(mutex, null, false);
+    public int await(final Mutex mutex) {
+        return timedAwait(mutex, null, false);
     }
 
     /**
-     * {@code pthread_cond_timedwait} ({@code pthread_cond_timedwait.c}): as {@link #wait}, but gives
+     * {@code pthread_cond_timedwait} ({@code pthread_cond_timedwait.c}): as {@link #await}, but gives
      * up at an absolute deadline on
      * this condvar's {@linkplain #clock() clock}.
      *
@@ -288,15 +292,15 @@ public final class Cond {
      * @param deadline absolute deadline, or {@code null} for none
      * @return 0; ETIMEDOUT (mutex held again; a signal that raced with the timeout may have been
      *     consumed, as POSIX allows); EINVAL with the mutex still held and nothing done when
-     *     {@code deadline.nsec()} is outside {@code [0, 1e9)}; EPERM as for {@link #wait}; or the
+     *     {@code deadline.nsec()} is outside {@code [0, 1e9)}; EPERM as for {@link #await}; or the
      *     error of relocking the mutex (EOWNERDEAD, ENOTRECOVERABLE)
      */
-    public int timedwait(final Mutex mutex, final Timespec deadline) {
-        return timedwait(mutex, deadline, false);
+    public int timedAwait(final Mutex mutex, final Timespec deadline) {
+        return timedAwait(mutex, deadline, false);
     }
 
     /**
-     * {@link #timedwait(Mutex, Timespec)} that can also end on {@link Thread#interrupt()}, for
+     * {@link #timedAwait(Mutex, Timespec)} that can also end on {@link Thread#interrupt()}, for
      * the {@code java.util.concurrent} adapter: an interrupt plays the part of musl's masked
      * cancellation.
      *
@@ -310,9 +314,9 @@ public final class Cond {
      * @param deadline      absolute deadline on {@link #clock()}, or {@code null}
      * @param interruptible whether an interrupt ends the wait
      * @return 0, ETIMEDOUT, EINTR (only if {@code interruptible}), EINVAL, EPERM, EOWNERDEAD or
-     *     ENOTRECOVERABLE, as described above and for {@link #timedwait(Mutex, Timespec)}
+     *     ENOTRECOVERABLE, as described above and for {@link #timedAwait(Mutex, Timespec)}
      */
-    public int timedwait(final Mutex mutex, final Timespec deadline, final boolean interruptible) {
+    public int timedAwait(final Mutex mutex, final Timespec deadline, final boolean interruptible) {
         final Block m = mutex.block();
         if ((mutex.type() & MutexLayout.OWNER_TRACKED_MASK) != 0
             && (m.get(MutexLayout.LOCK) & Integer.MAX_VALUE) != Self.current().tid) {

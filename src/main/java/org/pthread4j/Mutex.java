@@ -1,8 +1,12 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Timespec;
+
+import org.pthread4j.futex.Errno;
+
 import org.pthread4j.futex.Futex;
 import org.pthread4j.futex.Futexes;
-import org.pthread4j.futex.ThreadIds;
+import org.pthread4j.internal.ThreadIds;
 import org.pthread4j.memory.Block;
 
 import java.lang.foreign.MemorySegment;
@@ -208,7 +212,7 @@ import java.util.Objects;
  *     with musl's spin ({@link #relock()}).</li>
  * <li>An unlock that makes a robust mutex unrecoverable wakes every sleeper (musl wakes one,
  *     which leaves the others asleep for ever); each then returns ENOTRECOVERABLE.</li>
- * <li>{@link #timedlock(int, Timespec, boolean)} takes a clock and can be interruptible.</li>
+ * <li>{@link #timedLock(int, Timespec, boolean)} takes a clock and can be interruptible.</li>
  * </ul>
  *
  * <p>Memory consistency: actions of a thread before {@code unlock} happen-before the actions
@@ -446,7 +450,7 @@ public final class Mutex {
      * @throws UnsupportedOperationException as {@link #lock()}
      */
     public int lockInterruptibly() {
-        return timedlock(Timespec.CLOCK_REALTIME, null, true);
+        return timedLock(Timespec.CLOCK_REALTIME, null, true);
     }
 
     /**
@@ -459,7 +463,7 @@ public final class Mutex {
      *     count overflow)
      * @throws UnsupportedOperationException as {@link #lock()}
      */
-    public int trylock() {
+    public int tryLock() {
         if (!tracked) {
             return (int) INT.compareAndExchange(seg, LOCK, 0, EBUSY) & EBUSY;
         }
@@ -477,8 +481,8 @@ public final class Mutex {
      *     and {@code abs.nsec()} is outside {@code [0, 1e9)})
      * @throws UnsupportedOperationException as {@link #lock()}
      */
-    public int timedlock(final Timespec abs) {
-        return timedlock(Timespec.CLOCK_REALTIME, abs, false);
+    public int timedLock(final Timespec abs) {
+        return timedLock(Timespec.CLOCK_REALTIME, abs, false);
     }
 
     /**
@@ -488,11 +492,11 @@ public final class Mutex {
      * @param abs           the absolute deadline on {@code clock}, or {@code null} for none
      * @param interruptible whether an interrupt (already set on entry, or arriving while asleep)
      *                      ends the call with EINTR
-     * @return as {@link #timedlock(Timespec)}, or EINTR (not acquired), or EINVAL for an unknown
+     * @return as {@link #timedLock(Timespec)}, or EINTR (not acquired), or EINVAL for an unknown
      *     clock when the call had to sleep
      * @throws UnsupportedOperationException as {@link #lock()}
      */
-    public int timedlock(final int clock, final Timespec abs, final boolean interruptible) {
+    public int timedLock(final int clock, final Timespec abs, final boolean interruptible) {
         if (interruptible && Thread.currentThread().isInterrupted()) {
             return Errno.EINTR;
         }
@@ -516,7 +520,7 @@ public final class Mutex {
         final RobustList self = linked ? me.robust() : null;
         final int tid = tracked ? me.tid : 0;
         boolean slept = woken;
-        int r = trylock(tid, self, slept);
+        int r = tryLock(tid, self, slept);
         if (r != EBUSY) {
             return r;
         }
@@ -524,12 +528,12 @@ public final class Mutex {
         // ending early when the holder keeps taking the lock back (Backoff). Then, untimed, this
         // thread polls uncounted before its first sleep (class overview).
         if (Backoff.whileNonzero(seg, LOCK, WAITERS, relocks) && abs == null && POLLS > 0) {
-            r = Backoff.pollUncounted(this, interruptible, () -> trylock(tid, self, false));
+            r = Backoff.pollUncounted(this, interruptible, () -> tryLock(tid, self, false));
             if (r != EBUSY) {
                 return r;
             }
         }
-        while ((r = trylock(tid, self, slept)) == EBUSY) {
+        while ((r = tryLock(tid, self, slept)) == EBUSY) {
             r = (int) INT.getVolatile(seg, LOCK);
             final int own = r & OWNER_MASK;
             if (own == 0 && (r == 0 || robust)) {
@@ -568,7 +572,7 @@ public final class Mutex {
             slept |= e == 0;
             if (e == 0 && !countWakes && abs == null && POLLS > 0) {
                 r = SeqSleep.poll(futex, seg, LOCK, SEQ, seqSleep, WAITERS, priv, OWNER_MASK, 1, interruptible,
-                    () -> trylock(tid, self, true));
+                    () -> tryLock(tid, self, true));
                 if (r != EBUSY) {
                     return r;
                 }
@@ -625,7 +629,7 @@ public final class Mutex {
      * unlock that woke this thread took it away), so that its unlock wakes the next sleeper. A
      * thread that has not slept took no wake and records nothing.
      */
-    private int trylock(final int tid, final RobustList self, final boolean slept) {
+    private int tryLock(final int tid, final RobustList self, final boolean slept) {
         final int mark = slept && !countWakes && (int) INT.getVolatile(seg, WAITERS) != 0 ? WAITERS_BIT : 0;
         if (!tracked) {
             return (int) INT.compareAndExchange(seg, LOCK, 0, EBUSY | mark) & EBUSY;

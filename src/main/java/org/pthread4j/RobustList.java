@@ -1,7 +1,9 @@
 package org.pthread4j;
 
-import org.pthread4j.futex.Syscall;
-import org.pthread4j.futex.ThreadIds;
+import org.pthread4j.futex.Errno;
+
+import org.pthread4j.internal.Syscall;
+import org.pthread4j.internal.ThreadIds;
 import org.pthread4j.memory.Block;
 
 import java.lang.foreign.Arena;

@@ -1,5 +1,9 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Timespec;
+
+import org.pthread4j.futex.Errno;
+
 import org.pthread4j.futex.Futex;
 import org.pthread4j.futex.Futexes;
 import org.pthread4j.memory.Block;
@@ -231,15 +235,15 @@ public final class RwLock {
      *
      * @return 0; EBUSY when write-locked; EAGAIN when the reader count is at its limit
      */
-    public int tryrdlock() {
-        return tryrdlock(0);
+    public int tryRdLock() {
+        return tryRdLock(0);
     }
 
     /**
      * musl's tryrdlock; {@code mark} ({@link RwLockLayout#WAITERS_BIT} or 0) is or-ed into the
      * new word: the bit rule's record of sleepers by an acquisition from the sleeping loop.
      */
-    private int tryrdlock(final int mark) {
+    private int tryRdLock(final int mark) {
         // src/thread/pthread_rwlock_tryrdlock.c
         // musl's loop, with each CAS's witness as the next value to try (a free word first).
         int val = 0;
@@ -295,20 +299,20 @@ public final class RwLock {
      *
      * @return 0, or EAGAIN when the reader count is at its limit
      */
-    public int rdlock() {
-        return timedrdlock(Timespec.CLOCK_REALTIME, null, false);
+    public int rdLock() {
+        return timedRdLock(Timespec.CLOCK_REALTIME, null, false);
     }
 
     /**
-     * {@code pthread_rwlock_timedrdlock}: {@link #rdlock()} until a deadline on
+     * {@code pthread_rwlock_timedrdlock}: {@link #rdLock()} until a deadline on
      * {@link Timespec#CLOCK_REALTIME}.
      *
      * @param at the absolute deadline, or null for none
      * @return 0, EAGAIN, ETIMEDOUT, or EINVAL for a deadline with nsec outside [0, 1e9)
      *     (checked only if the call would sleep)
      */
-    public int timedrdlock(final Timespec at) {
-        return timedrdlock(Timespec.CLOCK_REALTIME, at, false);
+    public int timedRdLock(final Timespec at) {
+        return timedRdLock(Timespec.CLOCK_REALTIME, at, false);
     }
 
     /**
@@ -323,9 +327,9 @@ public final class RwLock {
      * @return 0, EAGAIN, ETIMEDOUT, EINTR, or EINVAL (bad deadline or clock, checked only if
      *     the call would sleep)
      */
-    public int timedrdlock(final int clock, final Timespec at, final boolean interruptible) {
+    public int timedRdLock(final int clock, final Timespec at, final boolean interruptible) {
         // src/thread/pthread_rwlock_timedrdlock.c (rdlock.c calls it without a deadline)
-        int r = tryrdlock();
+        int r = tryRdLock();
         if (r != Errno.EBUSY) {
             return r;
         }
@@ -333,7 +337,7 @@ public final class RwLock {
         // free word (it shares the lock and steals it from nobody).
         Backoff.whileNonzero(seg, LOCK, WAITERS, 0);
         boolean slept = false;
-        while ((r = tryrdlock(slept ? mark() : 0)) == Errno.EBUSY) {
+        while ((r = tryRdLock(slept ? mark() : 0)) == Errno.EBUSY) {
             final int val = block.get(LOCK);
             if (val == 0 || (val & COUNT_MASK) != WRITE_LOCKED) {
                 continue;
@@ -349,7 +353,7 @@ public final class RwLock {
             // Bit rule, untimed: a woken reader that finds a writer in again polls first (Mutex).
             if (!countWakes && at == null && Mutex.POLLS > 0
                 && (r = SeqSleep.poll(futex, seg, LOCK, SEQ, seqSleep, WAITERS, priv, COUNT_MASK, WRITE_LOCKED,
-                    interruptible, () -> tryrdlock(mark()))) != Errno.EBUSY) {
+                    interruptible, () -> tryRdLock(mark()))) != Errno.EBUSY) {
                 if (r != 0) {
                     return r;
                 }
@@ -376,11 +380,11 @@ public final class RwLock {
      *
      * @return 0, or EBUSY when readers or a writer hold it
      */
-    public int trywrlock() {
-        return trywrlock(0);
+    public int tryWrLock() {
+        return tryWrLock(0);
     }
 
-    private int trywrlock(final int mark) {
+    private int tryWrLock(final int mark) {
         // src/thread/pthread_rwlock_trywrlock.c
         return (int) INT.compareAndExchange(seg, (long) LOCK, 0, WRITE_LOCKED | mark) != 0 ? Errno.EBUSY : 0;
     }
@@ -391,19 +395,19 @@ public final class RwLock {
      *
      * @return 0
      */
-    public int wrlock() {
-        return timedwrlock(Timespec.CLOCK_REALTIME, null, false);
+    public int wrLock() {
+        return timedWrLock(Timespec.CLOCK_REALTIME, null, false);
     }
 
     /**
-     * {@code pthread_rwlock_timedwrlock}: {@link #wrlock()} until a deadline on
+     * {@code pthread_rwlock_timedwrlock}: {@link #wrLock()} until a deadline on
      * {@link Timespec#CLOCK_REALTIME}.
      *
      * @param at the absolute deadline, or null for none
      * @return 0, ETIMEDOUT, or EINVAL (bad deadline, checked only if the call would sleep)
      */
-    public int timedwrlock(final Timespec at) {
-        return timedwrlock(Timespec.CLOCK_REALTIME, at, false);
+    public int timedWrLock(final Timespec at) {
+        return timedWrLock(Timespec.CLOCK_REALTIME, at, false);
     }
 
     /**
@@ -417,20 +421,20 @@ public final class RwLock {
      * @return 0, ETIMEDOUT, EINTR, or EINVAL (bad deadline or clock, checked only if the call
      *     would sleep)
      */
-    public int timedwrlock(final int clock, final Timespec at, final boolean interruptible) {
+    public int timedWrLock(final int clock, final Timespec at, final boolean interruptible) {
         // src/thread/pthread_rwlock_timedwrlock.c (wrlock.c calls it without a deadline)
-        int r = trywrlock();
+        int r = tryWrLock();
         if (r != Errno.EBUSY) {
             return r;
         }
         // musl spins 100 times while the word is busy and nobody sleeps; here the Mutex's spin,
         // which ends when the holders keep taking the lock back, and the poll that follows it.
         if (Backoff.whileNonzero(seg, LOCK, WAITERS, Backoff.RELOCKS) && at == null && Mutex.POLLS > 0
-            && (r = Backoff.pollUncounted(this, interruptible, this::trywrlock)) != Errno.EBUSY) {
+            && (r = Backoff.pollUncounted(this, interruptible, this::tryWrLock)) != Errno.EBUSY) {
             return r;
         }
         boolean slept = false;
-        while ((r = trywrlock(slept ? mark() : 0)) == Errno.EBUSY) {
+        while ((r = tryWrLock(slept ? mark() : 0)) == Errno.EBUSY) {
             final int val = block.get(LOCK);
             if (val == 0) {
                 continue;
@@ -446,7 +450,7 @@ public final class RwLock {
             // Bit rule, untimed: a woken writer that finds the lock held again polls first (Mutex).
             if (!countWakes && at == null && Mutex.POLLS > 0
                 && (r = SeqSleep.poll(futex, seg, LOCK, SEQ, seqSleep, WAITERS, priv, COUNT_MASK, 1,
-                    interruptible, () -> trywrlock(mark()))) != Errno.EBUSY) {
+                    interruptible, () -> tryWrLock(mark()))) != Errno.EBUSY) {
                 return r;
             }
         }

@@ -1,7 +1,7 @@
 package org.pthread4j;
 
-import org.pthread4j.futex.ThreadIds;
-import org.pthread4j.futex.ThreadTable;
+import org.pthread4j.internal.ThreadIds;
+import org.pthread4j.internal.ThreadTable;
 
 /**
  * The calling thread as an owner-tracked primitive sees it (musl's {@code __pthread_self()}):

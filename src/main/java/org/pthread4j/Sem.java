@@ -1,5 +1,9 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Timespec;
+
+import org.pthread4j.futex.Errno;
+
 import org.pthread4j.futex.Futex;
 import org.pthread4j.futex.Futexes;
 import org.pthread4j.memory.Block;
@@ -249,7 +253,7 @@ public final class Sem {
      *
      * @return 0, or EAGAIN when the value is 0
      */
-    public int trywait() {
+    public int tryAwait() {
         // src/thread/sem_trywait.c
         int val;
         while (((val = block.get(VALUE)) & SEM_VALUE_MAX) != 0) {
@@ -268,7 +272,7 @@ public final class Sem {
      * @return 0
      */
     public int await() {
-        return timedwait(Timespec.CLOCK_REALTIME, null, false);
+        return timedAwait(Timespec.CLOCK_REALTIME, null, false);
     }
 
     /**
@@ -277,8 +281,8 @@ public final class Sem {
      * @param at the absolute deadline, or null for none
      * @return 0, ETIMEDOUT, or EINVAL (nsec outside [0, 1e9), checked only if the call would sleep)
      */
-    public int timedwait(final Timespec at) {
-        return timedwait(Timespec.CLOCK_REALTIME, at, false);
+    public int timedAwait(final Timespec at) {
+        return timedAwait(Timespec.CLOCK_REALTIME, at, false);
     }
 
     /**
@@ -294,16 +298,16 @@ public final class Sem {
      * @return 0, ETIMEDOUT, EINTR, or EINVAL (bad deadline or clock, checked only if the call
      *     would sleep)
      */
-    public int timedwait(final int clock, final Timespec at, final boolean interruptible) {
+    public int timedAwait(final int clock, final Timespec at, final boolean interruptible) {
         // src/thread/sem_timedwait.c (sem_wait.c calls it without a deadline)
         if (interruptible && Thread.currentThread().isInterrupted()) {
             return Errno.EINTR;
         }
-        if (trywait() == 0) {
+        if (tryAwait() == 0) {
             return 0;
         }
         Backoff.whileBelow(seg, VALUE, SEM_VALUE_MAX, 1, WAITERS);
-        while (trywait() != 0) {
+        while (tryAwait() != 0) {
             block.getAndAdd(WAITERS, 1);
             final int r;
             try {
@@ -320,18 +324,18 @@ public final class Sem {
     }
 
     /**
-     * Takes {@code n} permits at once if that many are available: {@link #trywait()} with a
+     * Takes {@code n} permits at once if that many are available: {@link #tryAwait()} with a
      * count, for the {@code java.util.concurrent} adapter (POSIX semaphores take one permit at
-     * a time). The CAS subtracts {@code n} and keeps bit 31, as {@link #trywait()} does.
+     * a time). The CAS subtracts {@code n} and keeps bit 31, as {@link #tryAwait()} does.
      *
      * <p>Memory effects: on success, as a wait.
      *
      * @param n how many permits, at least 1
      * @return 0, or EAGAIN when fewer than {@code n} are available; EINVAL for {@code n < 1}
      */
-    public int trywait(final int n) {
+    public int tryAwait(final int n) {
         if (n == 1) {
-            return trywait();
+            return tryAwait();
         }
         if (n < 1) {
             return Errno.EINVAL;
@@ -347,7 +351,7 @@ public final class Sem {
 
     /**
      * Takes {@code n} permits at once, sleeping until that many are available: the sleep of
-     * {@link #timedwait(int, Timespec, boolean)} generalized. A waiter short of permits counts
+     * {@link #timedAwait(int, Timespec, boolean)} generalized. A waiter short of permits counts
      * itself in, sets bit 31 on the value it saw (musl's waiter sets it on 0, the only value a
      * single-permit waiter sleeps on) and sleeps while the word holds that value with the bit.
      * Every post changes the word, so the race with a post is closed as in {@code sem_wait}.
@@ -366,9 +370,9 @@ public final class Sem {
      * @return 0, ETIMEDOUT, EINTR, or EINVAL ({@code n < 1}, or a bad deadline or clock,
      *     checked only if the call would sleep)
      */
-    public int timedwait(final int n, final int clock, final Timespec at, final boolean interruptible) {
+    public int timedAwait(final int n, final int clock, final Timespec at, final boolean interruptible) {
         if (n == 1) {
-            return timedwait(clock, at, interruptible);
+            return timedAwait(clock, at, interruptible);
         }
         if (n < 1) {
             return Errno.EINVAL;
@@ -376,11 +380,11 @@ public final class Sem {
         if (interruptible && Thread.currentThread().isInterrupted()) {
             return Errno.EINTR;
         }
-        if (trywait(n) == 0) {
+        if (tryAwait(n) == 0) {
             return 0;
         }
         Backoff.whileBelow(seg, VALUE, SEM_VALUE_MAX, n, WAITERS);
-        while (trywait(n) != 0) {
+        while (tryAwait(n) != 0) {
             block.getAndAdd(WAITERS, 1);
             final int r;
             try {
@@ -485,7 +489,7 @@ public final class Sem {
      *
      * @return the value bits of the word, in [0, {@link #VALUE_MAX}]
      */
-    public int getvalue() {
+    public int getValue() {
         // src/thread/sem_getvalue.c
         return block.get(VALUE) & SEM_VALUE_MAX;
     }

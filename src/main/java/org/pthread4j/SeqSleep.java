@@ -1,5 +1,9 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Timespec;
+
+import org.pthread4j.futex.Errno;
+
 import org.pthread4j.futex.Futex;
 import org.pthread4j.memory.Block;
 

@@ -11,7 +11,7 @@ import static org.pthread4j.SpinLockLayout.LOCKED;
  *
  * <p>The word is 0 when free and EBUSY when held. {@link #lock()} spins on a plain read while
  * the word is nonzero, so a waiting CPU keeps its cache line shared instead of bouncing it
- * with failed CASes (musl commit 7b1fb0c5), and only then tries the CAS. {@link #trylock()}
+ * with failed CASes (musl commit 7b1fb0c5), and only then tries the CAS. {@link #tryLock()}
  * returns the CAS's old value, which is 0 or EBUSY. {@link #unlock()} is a full-barrier store
  * of 0. There is no owner: any thread may unlock, and relocking by the holder spins forever.
  * Process sharing needs nothing (no futex), so it is ignored, as in musl.
@@ -20,7 +20,7 @@ import static org.pthread4j.SpinLockLayout.LOCKED;
  * makes waiters spin through their whole time slice. Hold it for a few instructions only.
  *
  * <p>Memory consistency: actions before {@link #unlock()} happen-before the next successful
- * {@link #lock()} or {@link #trylock()}.
+ * {@link #lock()} or {@link #tryLock()}.
  *
  * <p>See {@code docs/06-once-barrier-spin.md}: the words, the states, the races and the tests that prove them.
  */
@@ -75,7 +75,7 @@ public final class SpinLock {
      *
      * @return 0, or EBUSY when held (the word's old value)
      */
-    public int trylock() {
+    public int tryLock() {
         // src/thread/pthread_spin_trylock.c
         return block.cas(LOCK, 0, LOCKED);
     }

@@ -1,5 +1,7 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Timespec;
+
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -79,7 +81,7 @@ class CondMuslInteropTest {
                 assertEquals("ready", out.readLine());
                 final Mutex m = Mutex.attach(mem.block(CondPingPong.MUTEX, MutexLayout.SIZE, 8));
                 final Cond c = Cond.attach(mem.block(CondPingPong.COND, CondLayout.SIZE, 8));
-                assertTrue(c.isShared());
+                assertTrue(c.isPshared());
                 assertEquals(Timespec.CLOCK_MONOTONIC, c.clock());
                 final Block words = mem.block(0, CondPingPong.SIZE, 8);
                 assertNull(CondPingPong.play(m, c, words, 0, ROUNDS, wake.equals("signal")));

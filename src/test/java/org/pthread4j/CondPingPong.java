@@ -1,5 +1,9 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Timespec;
+
+import org.pthread4j.futex.Errno;
+
 import org.pthread4j.memory.Block;
 import org.pthread4j.memory.Memory;
 
@@ -42,7 +46,7 @@ public final class CondPingPong {
                 return "lock: " + Errno.name(r);
             }
             while (words.get(TURN) != me) {
-                r = c.timedwait(m, Timespec.after(Timespec.CLOCK_REALTIME, 60, TimeUnit.SECONDS));
+                r = c.timedAwait(m, Timespec.after(Timespec.CLOCK_REALTIME, 60, TimeUnit.SECONDS));
                 if (r != 0) {
                     return "round " + i + ": timedwait " + Errno.name(r) + " (turn " + words.get(TURN) + ")";
                 }

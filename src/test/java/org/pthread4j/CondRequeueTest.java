@@ -120,7 +120,7 @@ class CondRequeueTest {
         return new Party(name, () -> {
             int r = m.lock();
             while (r == 0 && !flag[0]) {
-                r = c.wait(m);
+                r = c.await(m);
             }
             owners.add(name);
             return r != 0 ? r : m.unlock();

@@ -1,5 +1,9 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Timespec;
+
+import org.pthread4j.futex.Errno;
+
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -71,13 +75,13 @@ class CondRobustTest {
                 assertEquals(0, m.lock());
                 int r = 0;
                 while (flag[0] == 0 && r == 0) {
-                    r = c.timedwait(m, deadline());
+                    r = c.timedAwait(m, deadline());
                 }
                 assertEquals(Errno.EOWNERDEAD, r);
                 assertTrue(m.isHeldByCurrentThread());
                 assertEquals(Mutex.State.OWNER_DIED, m.state());
                 // musl's owner check masks with 0x7fffffff, so an inconsistent mutex is refused.
-                assertEquals(Errno.EPERM, c.wait(m));
+                assertEquals(Errno.EPERM, c.await(m));
                 assertEquals(0, m.consistent());
                 assertEquals(0, m.unlock());
             });
@@ -89,7 +93,7 @@ class CondRobustTest {
                 return c.signal();
             }));
             crew.join();
-            assertEquals(0, m.timedlock(deadline()));
+            assertEquals(0, m.timedLock(deadline()));
             assertEquals(0, m.unlock());
         }
     }
@@ -103,13 +107,13 @@ class CondRobustTest {
             final Crew crew = new Crew();
             crew.start("waiter", () -> {
                 assertEquals(0, m.lock());
-                final int r = c.timedwait(m, deadline());
+                final int r = c.timedAwait(m, deadline());
                 assertEquals(Errno.ENOTRECOVERABLE, r);
                 assertFalse(m.isHeldByCurrentThread());
             });
             awaitWaiters(c, 1);
             assertEquals(0, onThreadThatEnds(m::lock));
-            assertEquals(Errno.EOWNERDEAD, m.timedlock(deadline()));
+            assertEquals(Errno.EOWNERDEAD, m.timedLock(deadline()));
             assertEquals(0, m.unlock()); // without consistent(): unrecoverable
             assertEquals(Mutex.State.UNRECOVERABLE, m.state());
             assertEquals(0, c.signal());
@@ -134,7 +138,7 @@ class CondRobustTest {
                 crew.start("waiter-" + i, () -> {
                     assertEquals(0, m.lock());
                     while (flag[0] == 0) {
-                        assertEquals(0, c.wait(m));
+                        assertEquals(0, c.await(m));
                     }
                     assertEquals(0, m.unlock());
                 });

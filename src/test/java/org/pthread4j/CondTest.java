@@ -1,5 +1,9 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Timespec;
+
+import org.pthread4j.futex.Errno;
+
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -158,7 +162,7 @@ class CondTest {
     static void waitForFlag(final Fixture fx) {
         lock(fx.mutex);
         while (fx.flag == 0) {
-            assertEquals(0, fx.cond.wait(fx.mutex), "wait");
+            assertEquals(0, fx.cond.await(fx.mutex), "wait");
             assertTrue(!fx.ownerTracked || fx.mutex.isHeldByCurrentThread(), "mutex held after wait");
         }
         unlock(fx.mutex);
@@ -189,7 +193,7 @@ class CondTest {
             assertEquals(0, fx.cond.broadcast());
             lock(fx.mutex);
             final Timespec soon = Timespec.after(Timespec.CLOCK_REALTIME, 20, TimeUnit.MILLISECONDS);
-            assertEquals(Errno.ETIMEDOUT, fx.cond.timedwait(fx.mutex, soon), "an earlier signal woke a later wait");
+            assertEquals(Errno.ETIMEDOUT, fx.cond.timedAwait(fx.mutex, soon), "an earlier signal woke a later wait");
             assertTrue(fx.mutex.isHeldByCurrentThread());
             unlock(fx.mutex);
         }
@@ -205,7 +209,7 @@ class CondTest {
                 crew.start("waiter-" + i, () -> {
                     lock(fx.mutex);
                     while (fx.tokens == 0) {
-                        assertEquals(0, fx.cond.wait(fx.mutex), "wait");
+                        assertEquals(0, fx.cond.await(fx.mutex), "wait");
                     }
                     fx.tokens--;
                     consumed.incrementAndGet();
@@ -308,7 +312,7 @@ class CondTest {
                     for (int k = 0; k < perConsumer; k++) {
                         lock(fx.mutex);
                         while (fx.tokens == 0) {
-                            assertEquals(0, fx.cond.wait(fx.mutex));
+                            assertEquals(0, fx.cond.await(fx.mutex));
                         }
                         fx.tokens--;
                         unlock(fx.mutex);
@@ -420,7 +424,7 @@ class CondTest {
                 lock(fx.mutex);
                 int r;
                 do {
-                    r = fx.cond.timedwait(fx.mutex, soon);
+                    r = fx.cond.timedAwait(fx.mutex, soon);
                 } while (r == 0 && fx.flag == 0);
                 assertEquals(Errno.ETIMEDOUT, r);
                 unlock(fx.mutex);
@@ -464,7 +468,7 @@ class CondTest {
                 crew.start("waiter-" + i, () -> {
                     lock(mutex);
                     while (flag[0] == 0) {
-                        assertEquals(0, cond.wait(mutex));
+                        assertEquals(0, cond.await(mutex));
                     }
                     unlock(mutex);
                 });
@@ -486,9 +490,9 @@ class CondTest {
     void expiredDeadlineReturnsETIMEDOUTWithMutexHeld(final Flavor flavor, final int clock) throws Exception {
         try (Fixture fx = new Fixture(flavor, MutexLayout.ERRORCHECK, clock, flavor.futex())) {
             lock(fx.mutex);
-            assertEquals(Errno.ETIMEDOUT, fx.cond.timedwait(fx.mutex, Timespec.after(clock, -1, TimeUnit.SECONDS)));
+            assertEquals(Errno.ETIMEDOUT, fx.cond.timedAwait(fx.mutex, Timespec.after(clock, -1, TimeUnit.SECONDS)));
             assertTrue(fx.mutex.isHeldByCurrentThread());
-            assertEquals(Errno.ETIMEDOUT, fx.cond.timedwait(fx.mutex, new Timespec(0, 0)));
+            assertEquals(Errno.ETIMEDOUT, fx.cond.timedAwait(fx.mutex, new Timespec(0, 0)));
             assertTrue(fx.mutex.isHeldByCurrentThread());
             assertEquals(0, fx.cond.waiterCount());
             unlock(fx.mutex);
@@ -504,7 +508,7 @@ class CondTest {
             final Timespec deadline = Timespec.after(clock, 30, TimeUnit.MILLISECONDS);
             int r;
             do {
-                r = fx.cond.timedwait(fx.mutex, deadline);
+                r = fx.cond.timedAwait(fx.mutex, deadline);
             } while (r == 0); // spurious wakeups are allowed
             assertEquals(Errno.ETIMEDOUT, r);
             assertTrue(Timespec.nowNanos(clock) >= deadline.toNanos(), "ETIMEDOUT before the deadline");
@@ -519,9 +523,9 @@ class CondTest {
         try (Fixture fx = new Fixture(flavor)) {
             lock(fx.mutex);
             final long sec = Timespec.now(Timespec.CLOCK_REALTIME).sec() + 60;
-            assertEquals(Errno.EINVAL, fx.cond.timedwait(fx.mutex, new Timespec(sec, 1_000_000_000L)));
-            assertEquals(Errno.EINVAL, fx.cond.timedwait(fx.mutex, new Timespec(sec, -1)));
-            assertEquals(Errno.EINVAL, fx.cond.timedwait(fx.mutex, new Timespec(-5, Long.MAX_VALUE)));
+            assertEquals(Errno.EINVAL, fx.cond.timedAwait(fx.mutex, new Timespec(sec, 1_000_000_000L)));
+            assertEquals(Errno.EINVAL, fx.cond.timedAwait(fx.mutex, new Timespec(sec, -1)));
+            assertEquals(Errno.EINVAL, fx.cond.timedAwait(fx.mutex, new Timespec(-5, Long.MAX_VALUE)));
             assertTrue(fx.mutex.isHeldByCurrentThread());
             assertEquals(0, fx.cond.waiterCount(), "EINVAL must come before the wait starts");
             unlock(fx.mutex);
@@ -533,8 +537,8 @@ class CondTest {
     void ownerTrackedMutexNotHeldReturnsEPERM(final Flavor flavor) throws Exception {
         for (final int type : new int[] {MutexLayout.ERRORCHECK, MutexLayout.RECURSIVE}) {
             try (Fixture fx = new Fixture(flavor, type, Timespec.CLOCK_REALTIME, flavor.futex())) {
-                assertEquals(Errno.EPERM, fx.cond.wait(fx.mutex));
-                assertEquals(Errno.EPERM, fx.cond.timedwait(fx.mutex, new Timespec(0, 0)));
+                assertEquals(Errno.EPERM, fx.cond.await(fx.mutex));
+                assertEquals(Errno.EPERM, fx.cond.timedAwait(fx.mutex, new Timespec(0, 0)));
                 // Held by another thread: still EPERM, and the other thread still holds it.
                 final Crew crew = new Crew();
                 final java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
@@ -546,7 +550,7 @@ class CondTest {
                     unlock(fx.mutex);
                 });
                 assertTrue(held.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS));
-                assertEquals(Errno.EPERM, fx.cond.wait(fx.mutex));
+                assertEquals(Errno.EPERM, fx.cond.await(fx.mutex));
                 assertEquals(0, fx.cond.waiterCount());
                 done.countDown();
                 crew.join();
@@ -562,7 +566,7 @@ class CondTest {
             crew.start("waiter", () -> {
                 lock(fx.mutex);
                 while (fx.flag == 0) {
-                    assertEquals(0, fx.cond.wait(fx.mutex));
+                    assertEquals(0, fx.cond.await(fx.mutex));
                 }
                 unlock(fx.mutex);
                 assertEquals(Errno.EPERM, fx.mutex.unlock(), "wait must relock exactly once");
@@ -585,7 +589,7 @@ class CondTest {
                 lock(fx.mutex);
                 int r;
                 do {
-                    r = fx.cond.timedwait(fx.mutex, null, true);
+                    r = fx.cond.timedAwait(fx.mutex, null, true);
                 } while (r == 0);
                 assertEquals(Errno.EINTR, r);
                 assertTrue(fx.mutex.isHeldByCurrentThread());
@@ -616,11 +620,11 @@ class CondTest {
             final Thread t = crew.start("waiter", () -> {
                 lock(fx.mutex);
                 Thread.currentThread().interrupt();
-                assertEquals(Errno.EINTR, fx.cond.timedwait(fx.mutex, null, true));
+                assertEquals(Errno.EINTR, fx.cond.timedAwait(fx.mutex, null, true));
                 assertTrue(fx.mutex.isHeldByCurrentThread());
                 // Uninterruptible: returns only for the signal, the interrupt stays pending.
                 while (fx.flag == 0) {
-                    assertEquals(0, fx.cond.wait(fx.mutex));
+                    assertEquals(0, fx.cond.await(fx.mutex));
                 }
                 assertTrue(Thread.interrupted(), "interrupt status kept");
                 unlock(fx.mutex);
@@ -657,7 +661,7 @@ class CondTest {
                         final int g = generation[0];
                         arrived[0]++;
                         while (generation[0] == g) {
-                            assertEquals(0, fx.cond.wait(fx.mutex));
+                            assertEquals(0, fx.cond.await(fx.mutex));
                         }
                         unlock(fx.mutex);
                     }
@@ -668,7 +672,7 @@ class CondTest {
                     final ThreadLocalRandom rnd = ThreadLocalRandom.current();
                     lock(fx.mutex);
                     while (!stop[0]) {
-                        final int r = fx.cond.timedwait(fx.mutex,
+                        final int r = fx.cond.timedAwait(fx.mutex,
                             Timespec.after(Timespec.CLOCK_MONOTONIC, rnd.nextInt(300), TimeUnit.MICROSECONDS));
                         assertTrue(r == 0 || r == Errno.ETIMEDOUT, "timedwait: " + Errno.name(r));
                     }
@@ -720,7 +724,7 @@ class CondTest {
                     for (int k = 0; k < perConsumer; k++) {
                         lock(fx.mutex);
                         while (fx.tokens == 0) {
-                            assertEquals(0, fx.cond.wait(fx.mutex));
+                            assertEquals(0, fx.cond.await(fx.mutex));
                         }
                         fx.tokens--;
                         unlock(fx.mutex);
@@ -733,7 +737,7 @@ class CondTest {
                     final ThreadLocalRandom rnd = ThreadLocalRandom.current();
                     lock(fx.mutex);
                     while (!stop[0]) {
-                        final int r = fx.cond.timedwait(fx.mutex,
+                        final int r = fx.cond.timedAwait(fx.mutex,
                             Timespec.after(Timespec.CLOCK_MONOTONIC, rnd.nextInt(300), TimeUnit.MICROSECONDS));
                         assertTrue(r == 0 || r == Errno.ETIMEDOUT, "timedwait: " + Errno.name(r));
                         if (fx.tokens > 0) {
@@ -802,7 +806,7 @@ class CondTest {
                                 assertEquals(0, main.signal());
                             }
                             while (i == phase.get()) {
-                                assertEquals(0, client.timedwait(mut[i], deadline()), "client in phase " + i);
+                                assertEquals(0, client.timedAwait(mut[i], deadline()), "client in phase " + i);
                             }
                             unlock(mut[i]);
                         }
@@ -811,7 +815,7 @@ class CondTest {
                 while (phase.get() < phases) {
                     final int p = phase.get();
                     while (inside[p] < threads) {
-                        assertEquals(0, main.timedwait(mut[p], deadline()), "main in phase " + p);
+                        assertEquals(0, main.timedAwait(mut[p], deadline()), "main in phase " + p);
                     }
                     if (p < phases - 1) {
                         lock(mut[p + 1]);
@@ -866,7 +870,7 @@ class CondTest {
             for (int i = 0; i < 3; i++) {
                 crew.start("waiter-" + i, () -> {
                     lock(fx.mutex);
-                    assertEquals(0, fx.cond.wait(fx.mutex)); // the destroy's wakeup is a spurious one
+                    assertEquals(0, fx.cond.await(fx.mutex)); // the destroy's wakeup is a spurious one
                     returned.incrementAndGet();
                     unlock(fx.mutex);
                 });
@@ -898,7 +902,7 @@ class CondTest {
                     assertEquals(0, b.get(off), "offset " + off);
                 }
             }
-            assertTrue(shared.isShared());
+            assertTrue(shared.isPshared());
             assertEquals(0, memory.segment().get(java.lang.foreign.ValueLayout.JAVA_INT, 64), "init wrote past the block");
         }
     }
@@ -937,7 +941,7 @@ class CondTest {
             final Block b = memory.block(0, CondLayout.SIZE, 8);
             new Cond(b, CondAttr.builder().pshared(true).clock(Timespec.CLOCK_MONOTONIC).build());
             final Cond view = Cond.attach(b);
-            assertTrue(view.isShared());
+            assertTrue(view.isPshared());
             assertEquals(Timespec.CLOCK_MONOTONIC, view.clock());
             assertEquals(0, view.waiterCount());
             assertEquals(0, view.signal());

@@ -1,5 +1,9 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Timespec;
+
+import org.pthread4j.futex.Errno;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -7,7 +11,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.pthread4j.futex.Futex;
 import org.pthread4j.futex.ParkingFutex;
 import org.pthread4j.futex.FutexTrace;
-import org.pthread4j.futex.ThreadIds;
+import org.pthread4j.internal.ThreadIds;
 import org.pthread4j.memory.Block;
 import org.pthread4j.memory.Memory;
 import org.pthread4j.testing.Sleepers;
@@ -152,9 +156,9 @@ class FutexTraceScenarioTest {
                 MutexAttr.builder().type(kind).futex(futex).build());
             assertEquals(0, m.lock());
             assertEquals(0, m.unlock());
-            assertEquals(0, m.trylock());
+            assertEquals(0, m.tryLock());
             assertEquals(0, m.unlock());
-            assertEquals(0, m.timedlock(Timespec.after(Timespec.CLOCK_REALTIME, 1, TimeUnit.SECONDS)));
+            assertEquals(0, m.timedLock(Timespec.after(Timespec.CLOCK_REALTIME, 1, TimeUnit.SECONDS)));
             assertEquals(0, m.unlock());
         }
         final Mutex m = new Mutex(memory.block(0, MutexLayout.SIZE, 8), MutexAttr.builder().futex(futex).build());
@@ -162,16 +166,16 @@ class FutexTraceScenarioTest {
         assertEquals(0, c.signal());
         assertEquals(0, c.broadcast());
         final RwLock rw = new RwLock(memory.block(128, RwLockLayout.SIZE, 8), RwLockAttr.privateOn(futex));
-        assertEquals(0, rw.rdlock());
-        assertEquals(0, rw.rdlock());
+        assertEquals(0, rw.rdLock());
+        assertEquals(0, rw.rdLock());
         assertEquals(0, rw.unlock());
         assertEquals(0, rw.unlock());
-        assertEquals(0, rw.wrlock());
+        assertEquals(0, rw.wrLock());
         assertEquals(0, rw.unlock());
         final Sem s = new Sem(memory.block(192, SemLayout.SIZE, 4), false, 1, futex);
         assertEquals(0, s.await());
         assertEquals(0, s.post());
-        assertEquals(0, s.trywait());
+        assertEquals(0, s.tryAwait());
         assertEquals(0, s.post());
         final Once once = new Once(memory.block(256, OnceLayout.SIZE, 4), false, futex);
         assertEquals(0, once.run(() -> { }));
@@ -284,7 +288,7 @@ class FutexTraceScenarioTest {
         final Party w1 = new Party("W1", () -> {
             int r = m.lock();
             while (r == 0 && !flag[0]) {
-                r = c.wait(m);
+                r = c.await(m);
             }
             w1Returned.countDown();
             await(w1MayUnlock);
@@ -295,7 +299,7 @@ class FutexTraceScenarioTest {
         final Party w2 = new Party("W2", () -> {
             int r = m.lock();
             while (r == 0 && !flag[0]) {
-                r = c.wait(m);
+                r = c.await(m);
             }
             return r != 0 ? r : m.unlock();
         });
@@ -358,7 +362,7 @@ class FutexTraceScenarioTest {
         final Party w1 = new Party("W1", () -> {
             int r = m.lock();
             while (r == 0 && !flag[0]) {
-                r = c.wait(m);
+                r = c.await(m);
             }
             return r != 0 ? r : m.unlock();
         });
@@ -419,10 +423,10 @@ class FutexTraceScenarioTest {
         final CountDownLatch writerMayUnlock = new CountDownLatch(1);
         final CountDownLatch r3MayUnlock = new CountDownLatch(1);
         final CountDownLatch r4MayUnlock = new CountDownLatch(1);
-        assertEquals(0, rw.rdlock());
-        assertEquals(0, rw.rdlock());
+        assertEquals(0, rw.rdLock());
+        assertEquals(0, rw.rdLock());
         final Party w = new Party("W", () -> {
-            final int r = rw.wrlock();
+            final int r = rw.wrLock();
             await(writerMayUnlock);
             return r != 0 ? r : rw.unlock();
         }).asleepOn(lock, () -> rw.waiterCount() == 1);
@@ -436,12 +440,12 @@ class FutexTraceScenarioTest {
             Thread.onSpinWait();
         }
         final Party r3 = new Party("R3", () -> {
-            final int r = rw.rdlock();
+            final int r = rw.rdLock();
             await(r3MayUnlock);
             return r != 0 ? r : rw.unlock();
         }).asleepOn(lock, () -> rw.waiterCount() == 1);
         final Party r4 = new Party("R4", () -> {
-            final int r = rw.rdlock();
+            final int r = rw.rdLock();
             await(r4MayUnlock);
             return r != 0 ? r : rw.unlock();
         }).asleepOn(lock, () -> rw.waiterCount() == 2);

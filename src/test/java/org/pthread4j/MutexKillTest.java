@@ -1,5 +1,7 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Errno;
+
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.pthread4j.MutexTestSupport.Other;
@@ -47,14 +49,14 @@ class MutexKillTest {
                 final int childTid = Integer.parseInt(locked.substring(7));
                 assertEquals(childTid, asleep.ownerId());
                 assertEquals(childTid, later.ownerId());
-                assertEquals(Errno.EBUSY, asleep.trylock());
-                final Future<Integer> waiter = waiterThread.submit(() -> asleep.timedlock(inMillis(LIVENESS.toMillis())));
+                assertEquals(Errno.EBUSY, asleep.tryLock());
+                final Future<Integer> waiter = waiterThread.submit(() -> asleep.timedLock(inMillis(LIVENESS.toMillis())));
                 MutexTestSupport.awaitWaiters(asleep, 1);
                 final long killed = System.nanoTime();
                 child.kill9();
                 assertEquals(Errno.EOWNERDEAD, (int) get(waiter), "the locker asleep at the kill");
                 final long wokenMicros = (System.nanoTime() - killed) / 1000;
-                assertEquals(Errno.EOWNERDEAD, later.timedlock(inMillis(LIVENESS.toMillis())), "a new locker");
+                assertEquals(Errno.EOWNERDEAD, later.timedLock(inMillis(LIVENESS.toMillis())), "a new locker");
                 System.out.println("kill -9 (" + MutexTestSupport.kindName(kind) + "): sleeping locker got EOWNERDEAD "
                     + wokenMicros + " us after the kill was sent");
             }
@@ -66,11 +68,11 @@ class MutexKillTest {
             // Not recovered: unlock without consistent, then unrecoverable for everyone.
             assertEquals(0, later.unlock());
             assertEquals(Errno.ENOTRECOVERABLE, later.lock());
-            assertEquals(Errno.ENOTRECOVERABLE, (int) waiterThread.call(later::trylock));
+            assertEquals(Errno.ENOTRECOVERABLE, (int) waiterThread.call(later::tryLock));
             // Not robust: the kernel marked it, and it stays locked for ever.
             assertEquals(MutexLayout.OWNER_DIED, stalled.block().get(MutexLayout.LOCK));
-            assertEquals(Errno.EBUSY, stalled.trylock());
-            assertEquals(Errno.ETIMEDOUT, stalled.timedlock(inMillis(20)));
+            assertEquals(Errno.EBUSY, stalled.tryLock());
+            assertEquals(Errno.ETIMEDOUT, stalled.timedLock(inMillis(20)));
         } finally {
             Files.deleteIfExists(file);
         }

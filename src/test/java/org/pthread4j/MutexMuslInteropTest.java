@@ -1,5 +1,7 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Errno;
+
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -168,12 +170,12 @@ class MutexMuslInteropTest {
                 assertTrue(locked.startsWith("locked "), locked);
                 final int tid = Integer.parseInt(locked.substring(7));
                 assertEquals(tid, asleep.ownerId(), "musl stores its kernel tid, as this library does");
-                assertEquals(Errno.EBUSY, later.trylock());
-                final Future<Integer> waiter = waiterThread.submit(() -> asleep.timedlock(inMillis(LIVENESS.toMillis())));
+                assertEquals(Errno.EBUSY, later.tryLock());
+                final Future<Integer> waiter = waiterThread.submit(() -> asleep.timedLock(inMillis(LIVENESS.toMillis())));
                 MutexTestSupport.awaitWaiters(asleep, 1);
                 p.process().destroyForcibly();
                 assertEquals(Errno.EOWNERDEAD, (int) get(waiter));
-                assertEquals(Errno.EOWNERDEAD, later.timedlock(inMillis(LIVENESS.toMillis())));
+                assertEquals(Errno.EOWNERDEAD, later.timedLock(inMillis(LIVENESS.toMillis())));
             }
             assertEquals(0, (int) waiterThread.call(asleep::consistent));
             assertEquals(0, (int) waiterThread.call(asleep::unlock));
@@ -214,7 +216,7 @@ class MutexMuslInteropTest {
                 assertEquals("unlocked 0", p.line(), "consistent, then unlock");
                 assertEquals(0, p.exit());
             }
-            assertEquals(0, m.trylock());
+            assertEquals(0, m.tryLock());
             assertEquals(0, m.unlock());
             // Now the other way round: musl locks and exits normally (no robust walk), JVM sees it free.
             try (Player p = Player.start(file, "lock", "0")) {

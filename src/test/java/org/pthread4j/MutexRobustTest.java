@@ -1,12 +1,16 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Timespec;
+
+import org.pthread4j.futex.Errno;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.pthread4j.MutexTestSupport.Other;
 import org.pthread4j.futex.Futex;
-import org.pthread4j.futex.ThreadIds;
+import org.pthread4j.internal.ThreadIds;
 import org.pthread4j.memory.Block;
 import org.pthread4j.memory.Memory;
 import org.pthread4j.testing.Backends;
@@ -74,7 +78,7 @@ class MutexRobustTest {
             assertEquals(0, (int) onThreadThatEnds(m::lock));
             // The kernel marks the word when the native thread exits, a moment after join:
             // the lock sleeps until it does (the kernel wakes it), so this cannot race.
-            assertEquals(Errno.EOWNERDEAD, m.timedlock(deadline()));
+            assertEquals(Errno.EOWNERDEAD, m.timedLock(deadline()));
             assertTrue(m.isHeldByCurrentThread());
             assertEquals(Mutex.State.OWNER_DIED, m.state());
             assertEquals(ThreadIds.current(), m.ownerId());
@@ -94,15 +98,15 @@ class MutexRobustTest {
         try (Memory mem = memory(); Other other = new Other()) {
             final Mutex m = new Mutex(block(mem, 0), c.attr());
             assertEquals(0, (int) onThreadThatEnds(m::lock));
-            assertEquals(Errno.EOWNERDEAD, m.timedlock(deadline()));
+            assertEquals(Errno.EOWNERDEAD, m.timedLock(deadline()));
             assertEquals(Errno.EPERM, (int) other.call(m::consistent), "consistent by a non-owner");
             assertEquals(Errno.EPERM, (int) other.call(m::unlock));
             assertEquals(0, m.unlock());
             assertEquals(Mutex.State.UNRECOVERABLE, m.state());
             assertEquals(MutexLayout.UNRECOVERABLE, m.block().get(MutexLayout.LOCK));
             assertEquals(Errno.ENOTRECOVERABLE, m.lock());
-            assertEquals(Errno.ENOTRECOVERABLE, m.trylock());
-            assertEquals(Errno.ENOTRECOVERABLE, m.timedlock(inMillis(10)));
+            assertEquals(Errno.ENOTRECOVERABLE, m.tryLock());
+            assertEquals(Errno.ENOTRECOVERABLE, m.timedLock(inMillis(10)));
             assertEquals(Errno.ENOTRECOVERABLE, m.lockInterruptibly());
             assertEquals(Errno.ENOTRECOVERABLE, (int) other.call(m::lock));
             assertEquals(Errno.EPERM, m.consistent(), "unrecoverable: owner field nonzero, not ours");
@@ -128,14 +132,14 @@ class MutexRobustTest {
                 }
             });
             locked.await();
-            final Future<Integer> waiter = other.submit(() -> m.timedlock(deadline()));
+            final Future<Integer> waiter = other.submit(() -> m.timedLock(deadline()));
             MutexTestSupport.awaitWaiters(m, 1);
             end.countDown();
             owner.join(LIVENESS.toMillis());
             assertEquals(Errno.EOWNERDEAD, (int) get(waiter));
             assertEquals(0, (int) other.call(m::consistent));
             assertEquals(0, (int) other.call(m::unlock));
-            assertEquals(0, m.trylock());
+            assertEquals(0, m.tryLock());
             assertEquals(0, m.unlock());
             assertEquals(0, m.waiterCount());
         }
@@ -147,9 +151,9 @@ class MutexRobustTest {
         try (Memory mem = memory(); Other a = new Other(); Other b = new Other()) {
             final Mutex m = new Mutex(block(mem, 0), c.attr());
             assertEquals(0, (int) onThreadThatEnds(m::lock));
-            assertEquals(Errno.EOWNERDEAD, m.timedlock(deadline()));
-            final Future<Integer> fa = a.submit(() -> m.timedlock(deadline()));
-            final Future<Integer> fb = b.submit(() -> m.timedlock(deadline()));
+            assertEquals(Errno.EOWNERDEAD, m.timedLock(deadline()));
+            final Future<Integer> fa = a.submit(() -> m.timedLock(deadline()));
+            final Future<Integer> fb = b.submit(() -> m.timedLock(deadline()));
             MutexTestSupport.awaitWaiters(m, 2);
             assertEquals(0, m.unlock());
             assertEquals(Errno.ENOTRECOVERABLE, (int) get(fa));
@@ -182,7 +186,7 @@ class MutexRobustTest {
                 }
                 return r;
             }));
-            assertEquals(Errno.EOWNERDEAD, m.timedlock(deadline()));
+            assertEquals(Errno.EOWNERDEAD, m.timedLock(deadline()));
             assertEquals(0, m.block().get(MutexLayout.COUNT));
             assertEquals(1, m.holdCount());
             switch (c.kind()) {
@@ -191,12 +195,12 @@ class MutexRobustTest {
                     assertEquals(0, m.unlock());
                 }
                 case MutexAttr.ERRORCHECK -> assertEquals(Errno.EDEADLK, m.lock());
-                default -> assertEquals(Errno.EBUSY, m.trylock());
+                default -> assertEquals(Errno.EBUSY, m.tryLock());
             }
-            assertEquals(Errno.EBUSY, (int) other.call(m::trylock));
+            assertEquals(Errno.EBUSY, (int) other.call(m::tryLock));
             assertEquals(0, m.consistent());
             assertEquals(0, m.unlock());
-            assertEquals(0, (int) other.call(m::trylock));
+            assertEquals(0, (int) other.call(m::tryLock));
             assertEquals(0, (int) other.call(m::unlock));
         }
     }
@@ -229,12 +233,12 @@ class MutexRobustTest {
                 return r;
             }));
             for (final int i : new int[] {0, 1, 3}) {
-                assertEquals(Errno.EOWNERDEAD, ms.get(i).timedlock(deadline()), "mutex " + i);
+                assertEquals(Errno.EOWNERDEAD, ms.get(i).timedLock(deadline()), "mutex " + i);
                 assertEquals(0, ms.get(i).consistent());
                 assertEquals(0, ms.get(i).unlock());
             }
             for (final int i : new int[] {2, 4}) {
-                assertEquals(0, ms.get(i).trylock(), "mutex " + i);
+                assertEquals(0, ms.get(i).tryLock(), "mutex " + i);
                 assertEquals(0, ms.get(i).unlock());
             }
         }
@@ -278,8 +282,8 @@ class MutexRobustTest {
                 checkLinks(self.headAddress(), List.of(c));
                 return r | u;
             }));
-            assertEquals(Errno.EOWNERDEAD, c.timedlock(deadline()));
-            assertEquals(0, b.trylock());
+            assertEquals(Errno.EOWNERDEAD, c.timedLock(deadline()));
+            assertEquals(0, b.tryLock());
         } finally {
             doomed.close();
         }
@@ -299,8 +303,8 @@ class MutexRobustTest {
                 }
                 assertEquals(MutexLayout.OWNER_DIED, m.block().get(MutexLayout.LOCK));
                 assertEquals(Mutex.State.OWNER_DIED, m.state());
-                assertEquals(Errno.EBUSY, m.trylock());
-                assertEquals(Errno.ETIMEDOUT, m.timedlock(inMillis(30)));
+                assertEquals(Errno.EBUSY, m.tryLock());
+                assertEquals(Errno.ETIMEDOUT, m.timedLock(inMillis(30)));
                 assertEquals(Errno.EPERM, m.unlock());
                 assertEquals(Errno.EINVAL, m.consistent());
             }
@@ -318,8 +322,8 @@ class MutexRobustTest {
                 owner[0] = ThreadIds.current();
                 return m.lock();
             }));
-            assertEquals(Errno.EBUSY, m.trylock());
-            assertEquals(Errno.ETIMEDOUT, m.timedlock(inMillis(30)));
+            assertEquals(Errno.EBUSY, m.tryLock());
+            assertEquals(Errno.ETIMEDOUT, m.timedLock(inMillis(30)));
             assertEquals(Errno.EPERM, m.unlock());
             assertEquals(owner[0], m.ownerId());
             assertEquals(Mutex.State.LOCKED, m.state());
@@ -337,8 +341,8 @@ class MutexRobustTest {
             final int[] results = new int[4];
             final Thread v = Thread.ofVirtual().start(() -> {
                 for (final Mutex m : List.of(robust, sharedRecursive)) {
-                    for (final Runnable op : List.<Runnable>of(m::lock, m::trylock,
-                        () -> m.timedlock(inMillis(10)), m::lockInterruptibly)) {
+                    for (final Runnable op : List.<Runnable>of(m::lock, m::tryLock,
+                        () -> m.timedLock(inMillis(10)), m::lockInterruptibly)) {
                         try {
                             op.run();
                         } catch (final UnsupportedOperationException e) {

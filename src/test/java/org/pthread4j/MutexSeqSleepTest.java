@@ -1,5 +1,9 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Timespec;
+
+import org.pthread4j.futex.Errno;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -146,13 +150,13 @@ class MutexSeqSleepTest {
             final Block b = mem.block(0, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT);
             final RwLock rw = new RwLock(b, RwLockAttr.privateOn(futex));
             assertEquals(RwLockLayout.SEQ, rw.sleepOffset());
-            assertEquals(0, rw.wrlock());
-            final CompletableFuture<Integer> done = futex.startHeld(rw::rdlock, rw::unlock);
+            assertEquals(0, rw.wrLock());
+            final CompletableFuture<Integer> done = futex.startHeld(rw::rdLock, rw::unlock);
             assertEquals(RwLockLayout.WRITE_LOCKED | RwLockLayout.WAITERS_BIT, b.get(RwLockLayout.LOCK));
 
             assertEquals(0, rw.unlock());
             assertEquals(1, b.get(RwLockLayout.SEQ), "a release that clears bit 31 moves the sequence");
-            assertEquals(0, rw.trywrlock(), "write-lock again through the fast path");
+            assertEquals(0, rw.tryWrLock(), "write-lock again through the fast path");
             assertEquals(RwLockLayout.WRITE_LOCKED, b.get(RwLockLayout.LOCK), "the fast path dropped the bit");
 
             futex.letGoAndAwaitReArm(b, RwLockLayout.LOCK, rw::toString);
@@ -193,7 +197,7 @@ class MutexSeqSleepTest {
         try (Memory mem = Memory.allocate(RwLockLayout.SIZE)) {
             final RwLock rw = new RwLock(mem.block(0, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT),
                 RwLockAttr.privateOn(backend));
-            handOff(() -> Thread.currentThread().getName().endsWith("0") ? rw.wrlock() : rw.rdlock(), rw::unlock,
+            handOff(() -> Thread.currentThread().getName().endsWith("0") ? rw.wrLock() : rw.rdLock(), rw::unlock,
                 rw::toString);
             assertEquals(0, rw.word());
             assertEquals(0, rw.waiterCount());

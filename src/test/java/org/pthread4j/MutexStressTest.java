@@ -49,8 +49,8 @@ class MutexStressTest {
                         // Mix the entry points: lock, trylock-then-lock, timedlock.
                         final int r = switch ((i + id) % 3) {
                             case 0 -> m.lock();
-                            case 1 -> m.trylock() == 0 ? 0 : m.lock();
-                            default -> m.timedlock(MutexTestSupport.inMillis(60_000));
+                            case 1 -> m.tryLock() == 0 ? 0 : m.lock();
+                            default -> m.timedLock(MutexTestSupport.inMillis(60_000));
                         };
                         if (r != 0) {
                             errors.incrementAndGet();

@@ -1,12 +1,16 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Timespec;
+
+import org.pthread4j.futex.Errno;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.pthread4j.MutexTestSupport.Config;
 import org.pthread4j.MutexTestSupport.Other;
 import org.pthread4j.futex.Futexes;
-import org.pthread4j.futex.ThreadIds;
+import org.pthread4j.internal.ThreadIds;
 import org.pthread4j.memory.Block;
 import org.pthread4j.memory.Memory;
 
@@ -38,9 +42,9 @@ class MutexTest {
             assertEquals(Mutex.State.LOCKED, m.state());
             assertEquals(0, m.unlock());
             assertEquals(Mutex.State.FREE, m.state());
-            assertEquals(0, m.trylock());
+            assertEquals(0, m.tryLock());
             assertEquals(0, m.unlock());
-            assertEquals(0, m.timedlock(inMillis(1000)));
+            assertEquals(0, m.timedLock(inMillis(1000)));
             assertEquals(0, m.unlock());
             assertEquals(0, m.lockInterruptibly());
             assertEquals(0, m.unlock());
@@ -72,9 +76,9 @@ class MutexTest {
         try (Memory mem = memory()) {
             final Mutex m = new Mutex(block(mem, 0), c.attr(MutexAttr.NORMAL));
             assertEquals(0, m.lock());
-            assertEquals(Errno.EBUSY, m.trylock());
-            assertEquals(Errno.ETIMEDOUT, m.timedlock(inMillis(50)));
-            assertEquals(Errno.ETIMEDOUT, m.timedlock(Timespec.CLOCK_MONOTONIC,
+            assertEquals(Errno.EBUSY, m.tryLock());
+            assertEquals(Errno.ETIMEDOUT, m.timedLock(inMillis(50)));
+            assertEquals(Errno.ETIMEDOUT, m.timedLock(Timespec.CLOCK_MONOTONIC,
                 Timespec.after(Timespec.CLOCK_MONOTONIC, 50, TimeUnit.MILLISECONDS), false));
             assertEquals(0, m.waiterCount());
             assertEquals(0, m.unlock());
@@ -88,9 +92,9 @@ class MutexTest {
             final Mutex m = new Mutex(block(mem, 0), c.attr(MutexAttr.ERRORCHECK));
             assertEquals(0, m.lock());
             assertEquals(Errno.EDEADLK, m.lock());
-            assertEquals(Errno.EDEADLK, m.timedlock(inMillis(1000)));
+            assertEquals(Errno.EDEADLK, m.timedLock(inMillis(1000)));
             assertEquals(Errno.EDEADLK, m.lockInterruptibly());
-            assertEquals(Errno.EBUSY, m.trylock());
+            assertEquals(Errno.EBUSY, m.tryLock());
             assertEquals(1, m.holdCount());
             assertEquals(0, m.unlock());
             assertEquals(Errno.EPERM, m.unlock());
@@ -103,19 +107,19 @@ class MutexTest {
         try (Memory mem = memory(); Other other = new Other()) {
             final Mutex m = new Mutex(block(mem, 0), c.attr(MutexAttr.RECURSIVE));
             assertEquals(0, m.lock());
-            assertEquals(0, m.trylock());
-            assertEquals(0, m.timedlock(inMillis(1000)));
+            assertEquals(0, m.tryLock());
+            assertEquals(0, m.timedLock(inMillis(1000)));
             assertEquals(0, m.lockInterruptibly());
             assertEquals(4, m.holdCount());
             for (int i = 3; i >= 1; i--) {
                 assertEquals(0, m.unlock());
                 assertEquals(i, m.holdCount());
-                assertEquals(Errno.EBUSY, (int) other.call(m::trylock));
+                assertEquals(Errno.EBUSY, (int) other.call(m::tryLock));
             }
             assertEquals(0, m.unlock());
             assertEquals(0, m.holdCount());
             assertEquals(Errno.EPERM, m.unlock());
-            assertEquals(0, (int) other.call(m::trylock));
+            assertEquals(0, (int) other.call(m::tryLock));
             assertEquals(0, (int) other.call(m::unlock));
         }
     }
@@ -131,8 +135,8 @@ class MutexTest {
             assertEquals(0, m.lock());
             assertEquals(Integer.MAX_VALUE, b.get(MutexLayout.COUNT));
             assertEquals(Errno.EAGAIN, m.lock());
-            assertEquals(Errno.EAGAIN, m.trylock());
-            assertEquals(Errno.EAGAIN, m.timedlock(inMillis(1000)));
+            assertEquals(Errno.EAGAIN, m.tryLock());
+            assertEquals(Errno.EAGAIN, m.timedLock(inMillis(1000)));
             assertEquals(0, m.unlock());
             assertEquals(Integer.MAX_VALUE - 1, b.get(MutexLayout.COUNT));
             b.set(MutexLayout.COUNT, 0);
@@ -185,9 +189,9 @@ class MutexTest {
         try (Memory mem = memory(); Other other = new Other()) {
             final Mutex m = new Mutex(block(mem, 0), c.attr(kind));
             assertEquals(0, (int) other.call(m::lock));
-            assertEquals(Errno.EBUSY, m.trylock());
+            assertEquals(Errno.EBUSY, m.tryLock());
             assertEquals(0, (int) other.call(m::unlock));
-            assertEquals(0, m.trylock());
+            assertEquals(0, m.tryLock());
             assertEquals(0, m.unlock());
         }
     }
@@ -198,15 +202,15 @@ class MutexTest {
         try (Memory mem = memory(); Other other = new Other()) {
             final Mutex m = new Mutex(block(mem, 0), c.attr(kind));
             assertEquals(0, (int) other.call(m::lock));
-            assertEquals(Errno.ETIMEDOUT, m.timedlock(inMillis(-1000)));
-            assertEquals(Errno.ETIMEDOUT, m.timedlock(new Timespec(0, 0)));
-            assertEquals(Errno.ETIMEDOUT, m.timedlock(new Timespec(-5, 0)));
-            assertEquals(Errno.ETIMEDOUT, m.timedlock(inMillis(30)));
-            assertEquals(Errno.ETIMEDOUT, m.timedlock(Timespec.CLOCK_MONOTONIC,
+            assertEquals(Errno.ETIMEDOUT, m.timedLock(inMillis(-1000)));
+            assertEquals(Errno.ETIMEDOUT, m.timedLock(new Timespec(0, 0)));
+            assertEquals(Errno.ETIMEDOUT, m.timedLock(new Timespec(-5, 0)));
+            assertEquals(Errno.ETIMEDOUT, m.timedLock(inMillis(30)));
+            assertEquals(Errno.ETIMEDOUT, m.timedLock(Timespec.CLOCK_MONOTONIC,
                 Timespec.after(Timespec.CLOCK_MONOTONIC, 30, TimeUnit.MILLISECONDS), true));
             assertEquals(0, m.waiterCount());
             assertEquals(0, (int) other.call(m::unlock));
-            assertEquals(0, m.timedlock(inMillis(-1000)), "a free mutex is taken whatever the deadline");
+            assertEquals(0, m.timedLock(inMillis(-1000)), "a free mutex is taken whatever the deadline");
             assertEquals(0, m.unlock());
         }
     }
@@ -217,12 +221,12 @@ class MutexTest {
         try (Memory mem = memory(); Other other = new Other()) {
             final Mutex m = new Mutex(block(mem, 0), c.attr(kind));
             final long now = Timespec.now(Timespec.CLOCK_REALTIME).sec();
-            assertEquals(0, m.timedlock(new Timespec(now + 10, 1_000_000_000L)), "free: deadline not looked at");
+            assertEquals(0, m.timedLock(new Timespec(now + 10, 1_000_000_000L)), "free: deadline not looked at");
             assertEquals(0, m.unlock());
             assertEquals(0, (int) other.call(m::lock));
-            assertEquals(Errno.EINVAL, m.timedlock(new Timespec(now + 10, 1_000_000_000L)));
-            assertEquals(Errno.EINVAL, m.timedlock(new Timespec(now + 10, -1)));
-            assertEquals(Errno.EINVAL, m.timedlock(42, inMillis(1000), false));
+            assertEquals(Errno.EINVAL, m.timedLock(new Timespec(now + 10, 1_000_000_000L)));
+            assertEquals(Errno.EINVAL, m.timedLock(new Timespec(now + 10, -1)));
+            assertEquals(Errno.EINVAL, m.timedLock(42, inMillis(1000), false));
             assertEquals(0, m.waiterCount());
             assertEquals(0, (int) other.call(m::unlock));
         }
@@ -270,7 +274,7 @@ class MutexTest {
             Thread.currentThread().interrupt();
             try {
                 assertEquals(Errno.EINTR, m.lockInterruptibly(), "interrupted on entry");
-                assertEquals(Errno.EINTR, m.timedlock(Timespec.CLOCK_REALTIME, inMillis(1000), true));
+                assertEquals(Errno.EINTR, m.timedLock(Timespec.CLOCK_REALTIME, inMillis(1000), true));
             } finally {
                 Thread.interrupted();
             }
@@ -376,7 +380,7 @@ class MutexTest {
             assertEquals(kind, view.attr().type());
             assertEquals(c.pshared(), view.attr().pshared());
             assertEquals(0, m.lock());
-            assertEquals(Errno.EBUSY, (int) other.call(view::trylock));
+            assertEquals(Errno.EBUSY, (int) other.call(view::tryLock));
             final Future<Integer> f = other.submit(() -> {
                 final int r = view.lock();
                 return r == 0 ? view.unlock() : r;

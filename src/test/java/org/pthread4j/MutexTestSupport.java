@@ -1,5 +1,7 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Timespec;
+
 import org.junit.jupiter.params.provider.Arguments;
 import org.pthread4j.futex.Futex;
 import org.pthread4j.memory.Block;

@@ -1,5 +1,7 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Errno;
+
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.pthread4j.futex.Futex;
@@ -44,7 +46,7 @@ class MutexVirtualThreadTest {
                         if (kind == MutexAttr.RECURSIVE && (m.lock() != 0 || m.unlock() != 0)) {
                             errors.incrementAndGet();
                         }
-                        if (kind == MutexAttr.ERRORCHECK && m.trylock() != Errno.EBUSY) {
+                        if (kind == MutexAttr.ERRORCHECK && m.tryLock() != Errno.EBUSY) {
                             errors.incrementAndGet();
                         }
                         counter.set(ValueLayout.JAVA_INT, 0, counter.get(ValueLayout.JAVA_INT, 0) + 1);

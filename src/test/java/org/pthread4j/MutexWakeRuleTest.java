@@ -1,9 +1,13 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Timespec;
+
+import org.pthread4j.futex.Errno;
+
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.pthread4j.futex.Futex;
-import org.pthread4j.futex.ThreadIds;
+import org.pthread4j.internal.ThreadIds;
 import org.pthread4j.memory.Memory;
 import org.pthread4j.testing.ForwardingFutex;
 import org.pthread4j.testing.Sleepers;
@@ -48,7 +52,7 @@ class MutexWakeRuleTest {
             final CompletableFuture<Integer> first = new CompletableFuture<>();
             final Thread t1 = Thread.ofPlatform().daemon().unstarted(() -> {
                 tid1.set(ThreadIds.current());
-                first.complete(m.timedlock(inMillis(LIVENESS.toMillis())));
+                first.complete(m.timedLock(inMillis(LIVENESS.toMillis())));
             });
             futex.target = t1;
             t1.start();

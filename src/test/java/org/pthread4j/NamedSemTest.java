@@ -1,5 +1,9 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Timespec;
+
+import org.pthread4j.futex.Errno;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -66,14 +70,14 @@ class NamedSemTest {
         assertEquals(n, sem.name());
         assertTrue(sem.isPshared());
         assertEquals(Errno.EEXIST, errnoOf(() -> Sem.open(n, CREAT | EXCL, 0700, 1)));
-        assertEquals(1, sem.getvalue());
+        assertEquals(1, sem.getValue());
         final Sem sem2 = Sem.open(n, 0);
         assertSame(sem, sem2, "the same file opened twice in one process is the same semaphore");
         assertEquals(0, sem.await());
-        assertEquals(0, sem2.getvalue());
-        assertEquals(Errno.EAGAIN, sem.trywait());
+        assertEquals(0, sem2.getValue());
+        assertEquals(Errno.EAGAIN, sem.tryAwait());
         assertEquals(0, sem.post());
-        assertEquals(1, sem2.getvalue());
+        assertEquals(1, sem2.getValue());
         assertEquals(0, sem.close());
         assertEquals(0, sem.close());
         assertEquals(Errno.EINVAL, sem.close(), "closed more often than opened");
@@ -92,7 +96,7 @@ class NamedSemTest {
         assertEquals(0, Sem.unlink(n));
         assertEquals(0, sem.close());
         assertEquals(0, sem.post(), "the semaphore must still be mapped");
-        assertEquals(1, sem.getvalue());
+        assertEquals(1, sem.getValue());
         assertEquals(0, sem.close());
     }
 
@@ -110,14 +114,14 @@ class NamedSemTest {
         final Sem a = Sem.open(n, CREAT, 0600, 3);
         final Sem b = Sem.open(n, CREAT, 0600, 9);
         assertSame(a, b);
-        assertEquals(3, b.getvalue(), "the value applies only to a created semaphore");
+        assertEquals(3, b.getValue(), "the value applies only to a created semaphore");
         assertEquals(0, a.close());
         assertEquals(0, b.close());
         // After the last close, a new open maps the file again: a new object, same state.
         final Sem c = Sem.open(n, CREAT);
         assertEquals(Errno.EINVAL, a.close());
         assertNotSame(a, c);
-        assertEquals(3, c.getvalue());
+        assertEquals(3, c.getValue());
         assertEquals(0, c.close());
         assertEquals(0, Sem.unlink(n));
     }
@@ -128,7 +132,7 @@ class NamedSemTest {
         final Sem s = Sem.open(n, CREAT);
         assertEquals(EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE),
             Files.getPosixFilePermissions(file(n)));
-        assertEquals(0, s.getvalue());
+        assertEquals(0, s.getValue());
         assertEquals(0, s.close());
         assertEquals(0, Sem.unlink(n));
         final String m = name();
@@ -192,7 +196,7 @@ class NamedSemTest {
         try (Memory other = Memory.map(file(n), SemLayout.SIZE)) {
             final Sem view = Sem.attach(other.block(0, SemLayout.SIZE, SemLayout.ALIGNMENT));
             assertTrue(view.isPshared());
-            final Spawn.Running<Integer> w = Spawn.call(() -> view.timedwait(
+            final Spawn.Running<Integer> w = Spawn.call(() -> view.timedAwait(
                 Timespec.after(Timespec.CLOCK_REALTIME, 60, TimeUnit.SECONDS)));
             Spawn.until("waiter asleep on the other mapping", () -> s.waiterCount() == 1);
             assertEquals(0, s.post());
@@ -213,7 +217,7 @@ class NamedSemTest {
         for (final Spawn.Running<Sem> o : openers) {
             assertSame(first, o.get());
         }
-        assertEquals(2, first.getvalue());
+        assertEquals(2, first.getValue());
         for (int i = 0; i < 4; i++) {
             assertEquals(0, first.close());
         }
@@ -232,14 +236,14 @@ class NamedSemTest {
             child.expect("ready", CHILD);
             for (int i = 0; i < rounds; i++) {
                 assertEquals(0, ping.post());
-                assertEquals(0, pong.timedwait(Timespec.after(Timespec.CLOCK_REALTIME, 60, TimeUnit.SECONDS)),
+                assertEquals(0, pong.timedAwait(Timespec.after(Timespec.CLOCK_REALTIME, 60, TimeUnit.SECONDS)),
                     "round " + i + "; child said:\n" + child.transcript());
             }
             child.expect("done", CHILD);
             assertEquals(0, child.waitFor(CHILD));
         }
-        assertEquals(0, ping.getvalue());
-        assertEquals(0, pong.getvalue());
+        assertEquals(0, ping.getValue());
+        assertEquals(0, pong.getValue());
         assertEquals(0, ping.close());
         assertEquals(0, pong.close());
         assertEquals(0, Sem.unlink(a));
@@ -258,14 +262,14 @@ class NamedSemTest {
                 child.expect("ready", CHILD);
                 for (int i = 0; i < rounds; i++) {
                     assertEquals(0, ping.post());
-                    assertEquals(0, pong.timedwait(Timespec.after(Timespec.CLOCK_REALTIME, 60, TimeUnit.SECONDS)),
+                    assertEquals(0, pong.timedAwait(Timespec.after(Timespec.CLOCK_REALTIME, 60, TimeUnit.SECONDS)),
                         "round " + i + "; child said:\n" + child.transcript());
                 }
                 child.expect("done", CHILD);
                 assertEquals(0, child.waitFor(CHILD));
             }
-            assertEquals(0, ping.getvalue());
-            assertEquals(0, pong.getvalue());
+            assertEquals(0, ping.getValue());
+            assertEquals(0, pong.getValue());
             assertEquals(0, ping.waiterCount());
         }
     }

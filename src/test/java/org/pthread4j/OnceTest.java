@@ -195,7 +195,7 @@ class OnceTest {
             Spawn.until("initializer running", () -> oa.state() == OnceLayout.RUNNING);
             final int[] tid = new int[1];
             final Spawn.Running<Integer> waiter = Spawn.call(() -> {
-                tid[0] = org.pthread4j.futex.ThreadIds.current();
+                tid[0] = org.pthread4j.internal.ThreadIds.current();
                 return ob.run(() -> fail("runs on the other mapping"));
             });
             Spawn.until("waiter asleep", () -> ob.state() == OnceLayout.RUNNING_WAITERS

@@ -84,9 +84,9 @@ class ReleaseThenFreeTest {
         try {
             final Block b = memory.block(0, RwLockLayout.SIZE, 8);
             final RwLock rw = new RwLock(b, RwLockAttr.privateOn(futex));
-            assertEquals(0, rw.rdlock());
+            assertEquals(0, rw.rdLock());
             final Party writer = new Party("W", () -> {
-                final int r = rw.wrlock() | rw.unlock();
+                final int r = rw.wrLock() | rw.unlock();
                 memory.close();
                 return r;
             }).asleepOn(b.address(rw.sleepOffset()), () -> rw.waiterCount() == 1);

@@ -1,5 +1,9 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Timespec;
+
+import org.pthread4j.futex.Errno;
+
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.pthread4j.memory.Memory;
@@ -59,7 +63,7 @@ class RelockPollTest {
     void anRwLockWriterThatSeesTheHolderRelockPollsUncountedThenGetsTheLock(final RwLockAttr attr) throws Exception {
         try (Memory mem = Memory.allocate(RwLockLayout.SIZE)) {
             final RwLock rw = new RwLock(mem.block(0, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT), attr);
-            pollsUncountedThenGetsTheLock(rw, rw::wrlock, rw::unlock, rw::waiterCount, rw::word, rw::toString, false);
+            pollsUncountedThenGetsTheLock(rw, rw::wrLock, rw::unlock, rw::waiterCount, rw::word, rw::toString, false);
             assertEquals(0, rw.word());
         }
     }
@@ -69,7 +73,7 @@ class RelockPollTest {
     void anRwLockWriterInterruptedWhileItPollsAnswersEINTRAndOwnsNothing(final RwLockAttr attr) throws Exception {
         try (Memory mem = Memory.allocate(RwLockLayout.SIZE)) {
             final RwLock rw = new RwLock(mem.block(0, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT), attr);
-            pollsUncountedThenGetsTheLock(rw, () -> rw.timedwrlock(Timespec.CLOCK_MONOTONIC, null, true), rw::unlock,
+            pollsUncountedThenGetsTheLock(rw, () -> rw.timedWrLock(Timespec.CLOCK_MONOTONIC, null, true), rw::unlock,
                 rw::waiterCount, rw::word, rw::toString, true);
             assertEquals(0, rw.word());
         }

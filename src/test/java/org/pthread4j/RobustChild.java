@@ -1,6 +1,6 @@
 package org.pthread4j;
 
-import org.pthread4j.futex.ThreadIds;
+import org.pthread4j.internal.ThreadIds;
 import org.pthread4j.memory.Memory;
 
 import java.io.BufferedReader;

@@ -1,5 +1,9 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Timespec;
+
+import org.pthread4j.futex.Errno;
+
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.pthread4j.FutexTraceScenarioTest.Party;
@@ -29,7 +33,7 @@ class RobustHandoffTest {
             final long lock = b.address(m.sleepOffset());
             assertEquals(0, m.lock());
             final java.util.function.IntSupplier body = () -> {
-                final int r = m.timedlock(Timespec.after(Timespec.CLOCK_REALTIME, 30, TimeUnit.SECONDS));
+                final int r = m.timedLock(Timespec.after(Timespec.CLOCK_REALTIME, 30, TimeUnit.SECONDS));
                 if (r == Errno.EOWNERDEAD) {
                     return (m.consistent() | m.unlock()) == 0 ? r : -1;
                 }

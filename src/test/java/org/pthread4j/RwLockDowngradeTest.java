@@ -1,5 +1,9 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Timespec;
+
+import org.pthread4j.futex.Errno;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -27,12 +31,12 @@ class RwLockDowngradeTest {
             final Block b = m.block(0, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT);
             final RwLock rw = new RwLock(b, RwLockAttr.privateOn(f));
             assertEquals(Errno.EPERM, rw.downgrade(), "not write-locked");
-            assertEquals(0, rw.wrlock());
+            assertEquals(0, rw.wrLock());
             final AtomicInteger tid = new AtomicInteger();
             final AtomicInteger result = new AtomicInteger(-1);
             final Thread reader = Thread.ofPlatform().start(() -> {
-                tid.set(org.pthread4j.futex.ThreadIds.current());
-                result.set(rw.rdlock());
+                tid.set(org.pthread4j.internal.ThreadIds.current());
+                result.set(rw.rdLock());
             });
             while (rw.waiterCount() == 0 || tid.get() == 0) {
                 Thread.onSpinWait();
@@ -43,7 +47,7 @@ class RwLockDowngradeTest {
             assertEquals(0, result.get());
             assertEquals(2, rw.readerCount());
             assertFalse(rw.isWriteLocked());
-            assertEquals(Errno.EBUSY, rw.trywrlock());
+            assertEquals(Errno.EBUSY, rw.tryWrLock());
             assertEquals(Errno.EPERM, rw.downgrade(), "read-locked, not write-locked");
             assertEquals(0, rw.unlock());
             assertEquals(0, rw.unlock());
@@ -57,12 +61,12 @@ class RwLockDowngradeTest {
         try (Memory m = Memory.allocate(RwLockLayout.SIZE)) {
             final Block b = m.block(0, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT);
             final RwLock rw = new RwLock(b, RwLockAttr.privateOn(f));
-            assertEquals(0, rw.wrlock());
+            assertEquals(0, rw.wrLock());
             final AtomicInteger tid = new AtomicInteger();
             final AtomicInteger readersSeen = new AtomicInteger(-1);
             final Thread writer = Thread.ofPlatform().start(() -> {
-                tid.set(org.pthread4j.futex.ThreadIds.current());
-                if (rw.wrlock() == 0) {
+                tid.set(org.pthread4j.internal.ThreadIds.current());
+                if (rw.wrLock() == 0) {
                     readersSeen.set(rw.readerCount());
                     rw.unlock();
                 }
@@ -86,9 +90,9 @@ class RwLockDowngradeTest {
     void aSharedLockDowngradesToo() {
         try (Memory m = Memory.allocate(RwLockLayout.SIZE)) {
             final RwLock rw = new RwLock(m.block(0, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT), RwLockAttr.PSHARED);
-            assertEquals(0, rw.timedwrlock(Timespec.after(Timespec.CLOCK_REALTIME, 1, TimeUnit.SECONDS)));
+            assertEquals(0, rw.timedWrLock(Timespec.after(Timespec.CLOCK_REALTIME, 1, TimeUnit.SECONDS)));
             assertEquals(0, rw.downgrade());
-            assertEquals(0, rw.tryrdlock());
+            assertEquals(0, rw.tryRdLock());
             assertEquals(2, rw.readerCount());
             assertEquals(0, rw.unlock());
             assertEquals(0, rw.unlock());

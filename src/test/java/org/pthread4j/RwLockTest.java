@@ -1,5 +1,9 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Timespec;
+
+import org.pthread4j.futex.Errno;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -90,7 +94,7 @@ class RwLockTest {
         final List<Spawn.Running<Integer>> readers = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             readers.add(Spawn.call(() -> {
-                final int r = rw.rdlock();
+                final int r = rw.rdLock();
                 allIn.countDown();
                 assertTrue(release.await(60, TimeUnit.SECONDS));
                 return r | rw.unlock();
@@ -99,8 +103,8 @@ class RwLockTest {
         assertTrue(allIn.await(60, TimeUnit.SECONDS), "readers did not all get in together");
         assertEquals(n, rw.readerCount());
         assertFalse(rw.isWriteLocked());
-        assertEquals(Errno.EBUSY, rw.trywrlock());
-        assertEquals(0, rw.tryrdlock());
+        assertEquals(Errno.EBUSY, rw.tryWrLock());
+        assertEquals(0, rw.tryRdLock());
         assertEquals(0, rw.unlock());
         release.countDown();
         for (final Spawn.Running<Integer> r : readers) {
@@ -114,14 +118,14 @@ class RwLockTest {
     @MethodSource(BACKENDS)
     void tryLocksReturnEBUSYFromAnotherThreadOnAConflictingHold(final Futex futex) throws Exception {
         final RwLock rw = lock(futex);
-        assertEquals(0, rw.rdlock());
-        assertEquals(Errno.EBUSY, Spawn.call(rw::trywrlock).get());
+        assertEquals(0, rw.rdLock());
+        assertEquals(Errno.EBUSY, Spawn.call(rw::tryWrLock).get());
         assertEquals(0, rw.unlock());
 
-        assertEquals(0, rw.wrlock());
+        assertEquals(0, rw.wrLock());
         assertTrue(rw.isWriteLocked());
-        assertEquals(Errno.EBUSY, Spawn.call(rw::tryrdlock).get());
-        assertEquals(Errno.EBUSY, Spawn.call(rw::trywrlock).get());
+        assertEquals(Errno.EBUSY, Spawn.call(rw::tryRdLock).get());
+        assertEquals(Errno.EBUSY, Spawn.call(rw::tryWrLock).get());
         assertEquals(0, rw.unlock());
         assertEquals(0, rw.word());
     }
@@ -130,9 +134,9 @@ class RwLockTest {
     @MethodSource(BACKENDS)
     void aWriterExcludesReadersUntilItUnlocks(final Futex futex) throws Exception {
         final RwLock rw = lock(futex);
-        assertEquals(0, rw.wrlock());
+        assertEquals(0, rw.wrLock());
         final Spawn.Running<Integer> reader = Spawn.call(() -> {
-            final int r = rw.rdlock();
+            final int r = rw.rdLock();
             final boolean sawWriter = rw.isWriteLocked();
             return sawWriter ? -1 : r;
         });
@@ -151,8 +155,8 @@ class RwLockTest {
     @MethodSource(BACKENDS)
     void aWriterExcludesAnotherWriterAndReadersExcludeWriters(final Futex futex) throws Exception {
         final RwLock rw = lock(futex);
-        assertEquals(0, rw.wrlock());
-        final Spawn.Running<Integer> writer = Spawn.call(() -> rw.wrlock());
+        assertEquals(0, rw.wrLock());
+        final Spawn.Running<Integer> writer = Spawn.call(() -> rw.wrLock());
         Spawn.until("writer asleep", () -> rw.waiterCount() == 1);
         assertFalse(writer.isDone());
         assertEquals(0, rw.unlock());
@@ -160,9 +164,9 @@ class RwLockTest {
         assertTrue(rw.isWriteLocked());
         assertEquals(0, rw.unlock());
 
-        assertEquals(0, rw.rdlock());
-        assertEquals(0, rw.rdlock());
-        final Spawn.Running<Integer> w2 = Spawn.call(() -> rw.wrlock());
+        assertEquals(0, rw.rdLock());
+        assertEquals(0, rw.rdLock());
+        final Spawn.Running<Integer> w2 = Spawn.call(() -> rw.wrLock());
         Spawn.until("writer asleep behind readers", () -> rw.waiterCount() == 1);
         assertEquals(0, rw.unlock());
         assertFalse(w2.isDone(), "one reader still holds the lock");
@@ -177,12 +181,12 @@ class RwLockTest {
     @MethodSource(BACKENDS)
     void readersGetInWhileAWriterWaits(final Futex futex) throws Exception {
         final RwLock rw = lock(futex);
-        assertEquals(0, rw.rdlock());
-        final Spawn.Running<Integer> writer = Spawn.call(rw::wrlock);
+        assertEquals(0, rw.rdLock());
+        final Spawn.Running<Integer> writer = Spawn.call(rw::wrLock);
         Spawn.until("writer asleep", () -> rw.waiterCount() == 1);
         // Reader preference: a new reader enters although a writer is queued.
-        assertEquals(0, Spawn.call(rw::tryrdlock).get());
-        assertEquals(0, Spawn.call(rw::rdlock).get());
+        assertEquals(0, Spawn.call(rw::tryRdLock).get());
+        assertEquals(0, Spawn.call(rw::rdLock).get());
         assertEquals(3, rw.readerCount());
         assertEquals(0, rw.unlock());
         assertEquals(0, rw.unlock());
@@ -195,14 +199,14 @@ class RwLockTest {
     @MethodSource(BACKENDS)
     void aWritersUnlockWakesAllSleepingReaders(final Futex futex) throws Exception {
         final RwLock rw = lock(futex);
-        assertEquals(0, rw.wrlock());
+        assertEquals(0, rw.wrLock());
         final int n = 3;
         final CountDownLatch allIn = new CountDownLatch(n);
         final CountDownLatch release = new CountDownLatch(1);
         final List<Spawn.Running<Integer>> readers = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             readers.add(Spawn.call(() -> {
-                final int r = rw.rdlock();
+                final int r = rw.rdLock();
                 allIn.countDown();
                 assertTrue(release.await(60, TimeUnit.SECONDS));
                 return r | rw.unlock();
@@ -224,21 +228,21 @@ class RwLockTest {
     @MethodSource(BACKENDS)
     void timedLocksTimeOutOnEitherClock(final Futex futex) throws Exception {
         final RwLock rw = lock(futex);
-        assertEquals(0, rw.wrlock());
-        assertEquals(Errno.ETIMEDOUT, Spawn.call(() -> rw.timedrdlock(in(Timespec.CLOCK_REALTIME, 30))).get());
-        assertEquals(Errno.ETIMEDOUT, Spawn.call(() -> rw.timedwrlock(in(Timespec.CLOCK_REALTIME, 30))).get());
+        assertEquals(0, rw.wrLock());
+        assertEquals(Errno.ETIMEDOUT, Spawn.call(() -> rw.timedRdLock(in(Timespec.CLOCK_REALTIME, 30))).get());
+        assertEquals(Errno.ETIMEDOUT, Spawn.call(() -> rw.timedWrLock(in(Timespec.CLOCK_REALTIME, 30))).get());
         assertEquals(Errno.ETIMEDOUT, Spawn.call(() ->
-            rw.timedrdlock(Timespec.CLOCK_MONOTONIC, in(Timespec.CLOCK_MONOTONIC, 30), false)).get());
+            rw.timedRdLock(Timespec.CLOCK_MONOTONIC, in(Timespec.CLOCK_MONOTONIC, 30), false)).get());
         assertEquals(Errno.ETIMEDOUT, Spawn.call(() ->
-            rw.timedwrlock(Timespec.CLOCK_MONOTONIC, in(Timespec.CLOCK_MONOTONIC, 30), false)).get());
+            rw.timedWrLock(Timespec.CLOCK_MONOTONIC, in(Timespec.CLOCK_MONOTONIC, 30), false)).get());
         // A deadline in the past times out at once.
-        assertEquals(Errno.ETIMEDOUT, Spawn.call(() -> rw.timedwrlock(new Timespec(0, 0))).get());
+        assertEquals(Errno.ETIMEDOUT, Spawn.call(() -> rw.timedWrLock(new Timespec(0, 0))).get());
         assertEquals(0, rw.waiterCount());
         assertEquals(0, rw.unlock());
 
-        assertEquals(0, rw.rdlock());
-        assertEquals(Errno.ETIMEDOUT, Spawn.call(() -> rw.timedwrlock(in(Timespec.CLOCK_REALTIME, 30))).get());
-        assertEquals(0, rw.timedrdlock(in(Timespec.CLOCK_REALTIME, 30)), "readers share, no wait");
+        assertEquals(0, rw.rdLock());
+        assertEquals(Errno.ETIMEDOUT, Spawn.call(() -> rw.timedWrLock(in(Timespec.CLOCK_REALTIME, 30))).get());
+        assertEquals(0, rw.timedRdLock(in(Timespec.CLOCK_REALTIME, 30)), "readers share, no wait");
         assertEquals(0, rw.unlock());
         assertEquals(0, rw.unlock());
         assertEquals(0, rw.word());
@@ -248,8 +252,8 @@ class RwLockTest {
     @MethodSource(BACKENDS)
     void aTimedLockSucceedsWhenReleasedBeforeItsDeadline(final Futex futex) throws Exception {
         final RwLock rw = lock(futex);
-        assertEquals(0, rw.wrlock());
-        final Spawn.Running<Integer> r = Spawn.call(() -> rw.timedwrlock(in(Timespec.CLOCK_REALTIME, 60_000)));
+        assertEquals(0, rw.wrLock());
+        final Spawn.Running<Integer> r = Spawn.call(() -> rw.timedWrLock(in(Timespec.CLOCK_REALTIME, 60_000)));
         Spawn.until("timed writer asleep", () -> rw.waiterCount() == 1);
         assertEquals(0, rw.unlock());
         assertEquals(0, r.get());
@@ -262,12 +266,12 @@ class RwLockTest {
         final RwLock rw = lock(futex);
         final Timespec bad = new Timespec(0, 1_000_000_000L);
         final Timespec negative = new Timespec(0, -1);
-        assertEquals(0, rw.timedrdlock(bad), "free lock: the deadline is never looked at");
+        assertEquals(0, rw.timedRdLock(bad), "free lock: the deadline is never looked at");
         assertEquals(0, rw.unlock());
-        assertEquals(0, rw.timedwrlock(negative));
-        assertEquals(Errno.EINVAL, Spawn.call(() -> rw.timedrdlock(bad)).get());
-        assertEquals(Errno.EINVAL, Spawn.call(() -> rw.timedwrlock(negative)).get());
-        assertEquals(Errno.EINVAL, Spawn.call(() -> rw.timedwrlock(99, in(Timespec.CLOCK_MONOTONIC, 1000), false)).get());
+        assertEquals(0, rw.timedWrLock(negative));
+        assertEquals(Errno.EINVAL, Spawn.call(() -> rw.timedRdLock(bad)).get());
+        assertEquals(Errno.EINVAL, Spawn.call(() -> rw.timedWrLock(negative)).get());
+        assertEquals(Errno.EINVAL, Spawn.call(() -> rw.timedWrLock(99, in(Timespec.CLOCK_MONOTONIC, 1000), false)).get());
         assertEquals(0, rw.waiterCount());
         assertEquals(0, rw.unlock());
     }
@@ -276,12 +280,12 @@ class RwLockTest {
     @MethodSource(BACKENDS)
     void anInterruptibleWaitAnswersEINTRAndLeavesTheLockIntact(final Futex futex) throws Exception {
         final RwLock rw = lock(futex);
-        assertEquals(0, rw.wrlock());
+        assertEquals(0, rw.wrLock());
         final Spawn.Running<int[]> w = Spawn.call(() -> {
-            final int r = rw.timedwrlock(Timespec.CLOCK_MONOTONIC, null, true);
+            final int r = rw.timedWrLock(Timespec.CLOCK_MONOTONIC, null, true);
             return new int[] {r, Thread.currentThread().isInterrupted() ? 1 : 0};
         });
-        final Spawn.Running<Integer> rd = Spawn.call(() -> rw.timedrdlock(Timespec.CLOCK_REALTIME, null, true));
+        final Spawn.Running<Integer> rd = Spawn.call(() -> rw.timedRdLock(Timespec.CLOCK_REALTIME, null, true));
         Spawn.until("both asleep", () -> rw.waiterCount() == 2);
         w.thread().interrupt();
         final int[] got = w.get();
@@ -293,12 +297,12 @@ class RwLockTest {
         assertEquals(0, rw.waiterCount());
         assertEquals(0, rw.unlock());
         assertEquals(0, rw.word() & RwLockLayout.COUNT_MASK);
-        assertEquals(0, rw.wrlock());
+        assertEquals(0, rw.wrLock());
         assertEquals(0, rw.unlock());
         // No cancellation point: a free lock is taken although an interrupt is pending.
         final Spawn.Running<Integer> pending = Spawn.call(() -> {
             Thread.currentThread().interrupt();
-            return rw.timedwrlock(Timespec.CLOCK_MONOTONIC, null, true) | rw.unlock();
+            return rw.timedWrLock(Timespec.CLOCK_MONOTONIC, null, true) | rw.unlock();
         });
         assertEquals(0, pending.get());
     }
@@ -307,11 +311,11 @@ class RwLockTest {
     @MethodSource(BACKENDS)
     void anUninterruptibleWaitKeepsTheInterruptAndStillGetsTheLock(final Futex futex) throws Exception {
         final RwLock rw = lock(futex);
-        assertEquals(0, rw.wrlock());
+        assertEquals(0, rw.wrLock());
         final int[] tid = new int[1];
         final Spawn.Running<int[]> w = Spawn.call(() -> {
-            tid[0] = org.pthread4j.futex.ThreadIds.current();
-            final int r = rw.rdlock();
+            tid[0] = org.pthread4j.internal.ThreadIds.current();
+            final int r = rw.rdLock();
             return new int[] {r, Thread.currentThread().isInterrupted() ? 1 : 0, rw.unlock()};
         });
         final long word = rw.block().address(rw.sleepOffset());
@@ -336,12 +340,12 @@ class RwLockTest {
     void readerLimitAnswersEAGAIN(final Futex futex) {
         final RwLock rw = lock(futex);
         rw.block().set(RwLockLayout.LOCK, RwLockLayout.MAX_COUNT - 1);
-        assertEquals(0, rw.tryrdlock());
+        assertEquals(0, rw.tryRdLock());
         assertEquals(RwLockLayout.MAX_COUNT, rw.readerCount());
-        assertEquals(Errno.EAGAIN, rw.tryrdlock());
-        assertEquals(Errno.EAGAIN, rw.rdlock());
-        assertEquals(Errno.EAGAIN, rw.timedrdlock(new Timespec(0, 0)));
-        assertEquals(Errno.EBUSY, rw.trywrlock());
+        assertEquals(Errno.EAGAIN, rw.tryRdLock());
+        assertEquals(Errno.EAGAIN, rw.rdLock());
+        assertEquals(Errno.EAGAIN, rw.timedRdLock(new Timespec(0, 0)));
+        assertEquals(Errno.EBUSY, rw.tryWrLock());
         assertEquals(0, rw.unlock());
         assertEquals(RwLockLayout.MAX_COUNT - 1, rw.word());
         rw.block().set(RwLockLayout.LOCK, 0);
@@ -371,7 +375,7 @@ class RwLockTest {
             all.add(Spawn.call(() -> {
                 for (int i = 0; i < iterations; i++) {
                     if ((i + id) % 5 == 0) {
-                        final int r = (i & 1) == 0 ? rw.wrlock() : rw.timedwrlock(in(Timespec.CLOCK_REALTIME, 60_000));
+                        final int r = (i & 1) == 0 ? rw.wrLock() : rw.timedWrLock(in(Timespec.CLOCK_REALTIME, 60_000));
                         if (r != 0) {
                             return "wrlock " + Errno.name(r);
                         }
@@ -383,7 +387,7 @@ class RwLockTest {
                         pair[1]++;
                         writersIn.decrementAndGet();
                     } else {
-                        final int r = (i & 1) == 0 ? rw.rdlock() : rw.timedrdlock(Timespec.CLOCK_MONOTONIC, in(Timespec.CLOCK_MONOTONIC, 60_000), false);
+                        final int r = (i & 1) == 0 ? rw.rdLock() : rw.timedRdLock(Timespec.CLOCK_MONOTONIC, in(Timespec.CLOCK_MONOTONIC, 60_000), false);
                         if (r != 0) {
                             return "rdlock " + Errno.name(r);
                         }
@@ -416,12 +420,12 @@ class RwLockTest {
     @MethodSource(BACKENDS)
     void attachViewsTheSameLock(final Futex futex) {
         final RwLock rw = lock(futex);
-        assertEquals(0, rw.rdlock());
+        assertEquals(0, rw.rdLock());
         final RwLock view = RwLock.attach(rw.block(), futex);
         assertEquals(1, view.readerCount());
-        assertEquals(Errno.EBUSY, view.trywrlock());
+        assertEquals(Errno.EBUSY, view.tryWrLock());
         assertEquals(0, view.unlock());
-        assertEquals(0, rw.trywrlock());
+        assertEquals(0, rw.tryWrLock());
         assertEquals(0, rw.unlock());
     }
 
@@ -476,7 +480,7 @@ class RwLockTest {
         final Memory m = Memory.allocate(RwLockLayout.SIZE);
         final RwLock rw = new RwLock(m.block(0, RwLockLayout.SIZE, 8));
         m.close();
-        assertThrows(IllegalStateException.class, rw::rdlock);
+        assertThrows(IllegalStateException.class, rw::rdLock);
         assertThrows(IllegalStateException.class, rw::unlock);
     }
 
@@ -489,8 +493,8 @@ class RwLockTest {
             final RwLock ra = new RwLock(a.block(0, RwLockLayout.SIZE, 8), RwLockAttr.PSHARED);
             final RwLock rb = RwLock.attach(b.block(0, RwLockLayout.SIZE, 8));
             assertTrue(rb.isPshared());
-            assertEquals(0, ra.wrlock());
-            final Spawn.Running<Integer> reader = Spawn.call(() -> rb.rdlock() | rb.unlock());
+            assertEquals(0, ra.wrLock());
+            final Spawn.Running<Integer> reader = Spawn.call(() -> rb.rdLock() | rb.unlock());
             Spawn.until("reader asleep on the other mapping", () -> ra.waiterCount() == 1);
             assertEquals(0, ra.unlock());
             assertEquals(0, reader.get());

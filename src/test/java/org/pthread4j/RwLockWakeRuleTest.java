@@ -1,10 +1,12 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Errno;
+
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.pthread4j.MutexWakeRuleTest.TimesOutWhenWoken;
 import org.pthread4j.futex.Futex;
-import org.pthread4j.futex.ThreadIds;
+import org.pthread4j.internal.ThreadIds;
 import org.pthread4j.memory.Block;
 import org.pthread4j.memory.Memory;
 import org.pthread4j.testing.Sleepers;
@@ -37,9 +39,9 @@ class RwLockWakeRuleTest {
         try (Memory mem = Memory.allocate(64)) {
             final Block b = mem.block(0, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT);
             final RwLock rw = new RwLock(b, RwLockAttr.privateOn(futex));
-            assertEquals(0, rw.rdlock());
-            final CompletableFuture<Integer> first = sleeper(rw, b, 1, thenUnlock(rw, rw::wrlock), null);
-            final CompletableFuture<Integer> second = sleeper(rw, b, 2, thenUnlock(rw, rw::wrlock), null);
+            assertEquals(0, rw.rdLock());
+            final CompletableFuture<Integer> first = sleeper(rw, b, 1, thenUnlock(rw, rw::wrLock), null);
+            final CompletableFuture<Integer> second = sleeper(rw, b, 2, thenUnlock(rw, rw::wrLock), null);
             assertEquals(0, rw.unlock());
             assertEquals(0, first.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS));
             assertEquals(0, second.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "the second writer was stranded: " + rw);
@@ -61,13 +63,13 @@ class RwLockWakeRuleTest {
         try (Memory mem = Memory.allocate(64)) {
             final Block b = mem.block(0, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT);
             final RwLock rw = new RwLock(b, RwLockAttr.privateOn(futex));
-            assertEquals(0, rw.rdlock());
-            final CompletableFuture<Integer> first = sleeper(rw, b, 1, thenUnlock(rw, () -> rw.timedwrlock(inMillis(LIVENESS.toMillis()))), futex);
-            final CompletableFuture<Integer> second = sleeper(rw, b, 2, thenUnlock(rw, rw::wrlock), null);
+            assertEquals(0, rw.rdLock());
+            final CompletableFuture<Integer> first = sleeper(rw, b, 1, thenUnlock(rw, () -> rw.timedWrLock(inMillis(LIVENESS.toMillis()))), futex);
+            final CompletableFuture<Integer> second = sleeper(rw, b, 2, thenUnlock(rw, rw::wrLock), null);
             assertEquals(0, rw.unlock());
             // Wakes are FIFO on every private backend: the first sleeper takes this wake.
             assertTrue(futex.woken.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "first writer not woken: " + rw);
-            assertEquals(0, rw.rdlock(), "a read lock through the fast path while the first writer leaves");
+            assertEquals(0, rw.rdLock(), "a read lock through the fast path while the first writer leaves");
             futex.relocked.countDown();
             assertEquals(Errno.ETIMEDOUT, first.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS));
             assertEquals(0, rw.unlock());
@@ -90,10 +92,10 @@ class RwLockWakeRuleTest {
         try (Memory mem = Memory.allocate(64)) {
             final Block b = mem.block(0, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT);
             final RwLock rw = new RwLock(b, RwLockAttr.privateOn(futex));
-            assertEquals(0, rw.wrlock());
-            final CompletableFuture<Integer> reader1 = sleeper(rw, b, 1, thenUnlock(rw, rw::rdlock), null);
-            final CompletableFuture<Integer> writer = sleeper(rw, b, 2, thenUnlock(rw, rw::wrlock), null);
-            final CompletableFuture<Integer> reader2 = sleeper(rw, b, 3, thenUnlock(rw, rw::rdlock), null);
+            assertEquals(0, rw.wrLock());
+            final CompletableFuture<Integer> reader1 = sleeper(rw, b, 1, thenUnlock(rw, rw::rdLock), null);
+            final CompletableFuture<Integer> writer = sleeper(rw, b, 2, thenUnlock(rw, rw::wrLock), null);
+            final CompletableFuture<Integer> reader2 = sleeper(rw, b, 3, thenUnlock(rw, rw::rdLock), null);
             assertEquals(2, b.get(RwLockLayout.READERS_ASLEEP));
             assertTrue(rw.toString().contains("waiters=3 (2 readers)"), rw.toString());
             assertEquals(0, rw.unlock());
@@ -128,12 +130,12 @@ class RwLockWakeRuleTest {
         try (Memory mem = Memory.allocate(64)) {
             final Block b = mem.block(0, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT);
             final RwLock rw = new RwLock(b, RwLockAttr.privateOn(futex));
-            assertEquals(0, rw.rdlock());
-            final CompletableFuture<Integer> first = sleeper(rw, b, 1, thenUnlock(rw, rw::wrlock), futex);
-            final CompletableFuture<Integer> second = sleeper(rw, b, 2, thenUnlock(rw, rw::wrlock), null);
+            assertEquals(0, rw.rdLock());
+            final CompletableFuture<Integer> first = sleeper(rw, b, 1, thenUnlock(rw, rw::wrLock), futex);
+            final CompletableFuture<Integer> second = sleeper(rw, b, 2, thenUnlock(rw, rw::wrLock), null);
             assertEquals(0, rw.unlock());
             assertTrue(futex.woken.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "first writer not woken: " + rw);
-            assertEquals(0, rw.rdlock(), "a read lock through the fast path: no bit");
+            assertEquals(0, rw.rdLock(), "a read lock through the fast path: no bit");
             futex.relocked.countDown();
             assertEquals("timedWait", futex.next.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS),
                 "the woken writer's first call after losing the race: " + rw);

@@ -1,5 +1,9 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Timespec;
+
+import org.pthread4j.futex.Errno;
+
 import org.pthread4j.memory.Memory;
 
 import java.nio.file.Path;
@@ -40,7 +44,7 @@ public final class SemChild {
         }
         System.out.println("ready");
         for (int i = 0; i < rounds; i++) {
-            final int r = ping.timedwait(Timespec.after(Timespec.CLOCK_REALTIME, 60, TimeUnit.SECONDS));
+            final int r = ping.timedAwait(Timespec.after(Timespec.CLOCK_REALTIME, 60, TimeUnit.SECONDS));
             if (r != 0) {
                 fail("wait " + Errno.name(r) + " in round " + i);
             }

@@ -1,5 +1,9 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Timespec;
+
+import org.pthread4j.futex.Errno;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -66,7 +70,7 @@ class SemTest {
         assertSame(Futexes.shared(), shared.futex());
         assertThrows(IllegalArgumentException.class, () -> new Sem(block(), false, -1));
         assertThrows(IllegalArgumentException.class, () -> new Sem(block(), true, Integer.MIN_VALUE));
-        assertEquals(Sem.VALUE_MAX, new Sem(block(), false, Sem.VALUE_MAX).getvalue());
+        assertEquals(Sem.VALUE_MAX, new Sem(block(), false, Sem.VALUE_MAX).getValue());
     }
 
     /** libc-test {@code sem_init}, single thread. */
@@ -75,12 +79,12 @@ class SemTest {
     void initOneWaitLeavesZeroThenTrywaitEAGAINAndTimedwaitNowETIMEDOUT(final Futex futex) {
         final Sem s = sem(futex, 1);
         assertEquals(0, s.await());
-        assertEquals(0, s.getvalue());
-        assertEquals(Errno.EAGAIN, s.trywait());
-        assertEquals(Errno.ETIMEDOUT, s.timedwait(Timespec.now(Timespec.CLOCK_REALTIME)));
-        assertEquals(Errno.ETIMEDOUT, s.timedwait(Timespec.CLOCK_MONOTONIC, Timespec.now(Timespec.CLOCK_MONOTONIC), true));
+        assertEquals(0, s.getValue());
+        assertEquals(Errno.EAGAIN, s.tryAwait());
+        assertEquals(Errno.ETIMEDOUT, s.timedAwait(Timespec.now(Timespec.CLOCK_REALTIME)));
+        assertEquals(Errno.ETIMEDOUT, s.timedAwait(Timespec.CLOCK_MONOTONIC, Timespec.now(Timespec.CLOCK_MONOTONIC), true));
         assertEquals(0, s.waiterCount());
-        assertEquals(0, s.getvalue());
+        assertEquals(0, s.getValue());
         assertEquals(0, s.destroy());
     }
 
@@ -92,12 +96,12 @@ class SemTest {
         final Sem s1 = sem(futex, 0);
         final List<Spawn.Running<int[]>> threads = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            threads.add(Spawn.call(() -> new int[] {s0.post(), s1.timedwait(in(60_000))}));
+            threads.add(Spawn.call(() -> new int[] {s0.post(), s1.timedAwait(in(60_000))}));
         }
         assertEquals(0, s0.await());
         assertEquals(0, s0.await());
         assertEquals(0, s0.await());
-        assertEquals(0, s0.getvalue());
+        assertEquals(0, s0.getValue());
         assertEquals(0, s1.post());
         assertEquals(0, s1.post());
         assertEquals(0, s1.post());
@@ -106,7 +110,7 @@ class SemTest {
             assertEquals(0, r[0]);
             assertEquals(0, r[1]);
         }
-        assertEquals(0, s1.getvalue());
+        assertEquals(0, s1.getValue());
         assertEquals(0, s1.waiterCount());
     }
 
@@ -115,11 +119,11 @@ class SemTest {
     void postAtTheMaximumIsEOVERFLOWAndLeavesTheValue(final Futex futex) {
         final Sem s = sem(futex, Sem.VALUE_MAX - 1);
         assertEquals(0, s.post());
-        assertEquals(Sem.VALUE_MAX, s.getvalue());
+        assertEquals(Sem.VALUE_MAX, s.getValue());
         assertEquals(Errno.EOVERFLOW, s.post());
-        assertEquals(Sem.VALUE_MAX, s.getvalue());
-        assertEquals(0, s.trywait());
-        assertEquals(Sem.VALUE_MAX - 1, s.getvalue());
+        assertEquals(Sem.VALUE_MAX, s.getValue());
+        assertEquals(0, s.tryAwait());
+        assertEquals(Sem.VALUE_MAX - 1, s.getValue());
     }
 
     @ParameterizedTest
@@ -129,11 +133,11 @@ class SemTest {
         final Spawn.Running<Integer> w = Spawn.call(s::await);
         // The count comes before the bit: wait for both (a waiter that never sets it fails here).
         Spawn.until("a waiter counted, with bit 31 set", () -> s.waiterCount() == 1 && s.hasWaitersBit());
-        assertEquals(0, s.getvalue(), "getvalue never reports waiters as a negative value");
+        assertEquals(0, s.getValue(), "getvalue never reports waiters as a negative value");
         assertFalse(w.isDone());
         assertEquals(0, s.post());
         assertEquals(0, w.get());
-        assertEquals(0, s.getvalue());
+        assertEquals(0, s.getValue());
         assertEquals(0, s.waiterCount());
         assertFalse(s.hasWaitersBit(), "the post that saw one waiter drops the bit");
     }
@@ -148,12 +152,12 @@ class SemTest {
         Spawn.until("two waiters asleep", () -> s.waiterCount() == 2);
         assertEquals(0, s.post());
         Spawn.until("one waiter took the permit", () -> a.isDone() || b.isDone());
-        Spawn.until("the other sleeps again", () -> s.waiterCount() == 1 && s.getvalue() == 0);
+        Spawn.until("the other sleeps again", () -> s.waiterCount() == 1 && s.getValue() == 0);
         assertTrue(s.hasWaitersBit(), "a post that saw two waiters keeps bit 31");
         assertEquals(0, s.post());
         assertEquals(0, a.get());
         assertEquals(0, b.get());
-        assertEquals(0, s.getvalue());
+        assertEquals(0, s.getValue());
         assertFalse(s.hasWaitersBit());
         assertEquals(0, s.waiterCount());
     }
@@ -168,7 +172,7 @@ class SemTest {
         final Sem s = sem(futex, 0);
         final int[] tid = new int[1];
         final Spawn.Running<Integer> w = Spawn.call(() -> {
-            tid[0] = org.pthread4j.futex.ThreadIds.current();
+            tid[0] = org.pthread4j.internal.ThreadIds.current();
             return s.await();
         });
         Spawn.until("waiter asleep in the futex", () -> s.waiterCount() == 1 && s.hasWaitersBit()
@@ -178,19 +182,19 @@ class SemTest {
         assertFalse(w.isDone());
         assertEquals(0, s.post());
         assertEquals(0, w.get(), "the waiter must be woken by the count alone");
-        assertEquals(0, s.getvalue());
+        assertEquals(0, s.getValue());
     }
 
     @ParameterizedTest
     @MethodSource(BACKENDS)
     void timedwaitTimesOutThenSucceedsWhenPostedBeforeTheDeadline(final Futex futex) throws Exception {
         final Sem s = sem(futex, 0);
-        assertEquals(Errno.ETIMEDOUT, s.timedwait(in(30)));
-        assertEquals(Errno.ETIMEDOUT, s.timedwait(Timespec.CLOCK_MONOTONIC,
+        assertEquals(Errno.ETIMEDOUT, s.timedAwait(in(30)));
+        assertEquals(Errno.ETIMEDOUT, s.timedAwait(Timespec.CLOCK_MONOTONIC,
             Timespec.after(Timespec.CLOCK_MONOTONIC, 30, TimeUnit.MILLISECONDS), false));
-        assertEquals(Errno.ETIMEDOUT, s.timedwait(new Timespec(0, 0)));
+        assertEquals(Errno.ETIMEDOUT, s.timedAwait(new Timespec(0, 0)));
         assertEquals(0, s.waiterCount());
-        final Spawn.Running<Integer> w = Spawn.call(() -> s.timedwait(in(60_000)));
+        final Spawn.Running<Integer> w = Spawn.call(() -> s.timedAwait(in(60_000)));
         Spawn.until("timed waiter asleep", () -> s.waiterCount() == 1);
         assertEquals(0, s.post());
         assertEquals(0, w.get());
@@ -201,12 +205,12 @@ class SemTest {
     void aBadDeadlineIsEINVALOnlyWhenTheWaitWouldSleep(final Futex futex) {
         final Sem s = sem(futex, 1);
         final Timespec bad = new Timespec(0, 1_000_000_000L);
-        assertEquals(0, s.timedwait(bad));
-        assertEquals(Errno.EINVAL, s.timedwait(bad));
-        assertEquals(Errno.EINVAL, s.timedwait(new Timespec(5, -1)));
-        assertEquals(Errno.EINVAL, s.timedwait(42, in(1000), false));
+        assertEquals(0, s.timedAwait(bad));
+        assertEquals(Errno.EINVAL, s.timedAwait(bad));
+        assertEquals(Errno.EINVAL, s.timedAwait(new Timespec(5, -1)));
+        assertEquals(Errno.EINVAL, s.timedAwait(42, in(1000), false));
         assertEquals(0, s.waiterCount());
-        assertEquals(0, s.getvalue());
+        assertEquals(0, s.getValue());
     }
 
     @ParameterizedTest
@@ -214,7 +218,7 @@ class SemTest {
     void anInterruptibleWaitAnswersEINTR(final Futex futex) throws Exception {
         final Sem s = sem(futex, 0);
         final Spawn.Running<int[]> w = Spawn.call(() -> {
-            final int r = s.timedwait(Timespec.CLOCK_REALTIME, null, true);
+            final int r = s.timedAwait(Timespec.CLOCK_REALTIME, null, true);
             return new int[] {r, Thread.currentThread().isInterrupted() ? 1 : 0};
         });
         Spawn.until("waiter asleep", () -> s.waiterCount() == 1);
@@ -224,14 +228,14 @@ class SemTest {
         assertEquals(1, got[1], "the interrupt status is left set");
         assertEquals(0, s.waiterCount());
         assertEquals(0, s.post());
-        assertEquals(1, s.getvalue(), "the interrupted waiter took nothing");
+        assertEquals(1, s.getValue(), "the interrupted waiter took nothing");
         // Interrupted on entry: EINTR even with a permit there, and the permit stays.
         final Spawn.Running<Integer> early = Spawn.call(() -> {
             Thread.currentThread().interrupt();
-            return s.timedwait(Timespec.CLOCK_MONOTONIC, null, true);
+            return s.timedAwait(Timespec.CLOCK_MONOTONIC, null, true);
         });
         assertEquals(Errno.EINTR, early.get());
-        assertEquals(1, s.getvalue());
+        assertEquals(1, s.getValue());
         // An uninterruptible wait ignores the interrupt and keeps it.
         final Spawn.Running<int[]> plain = Spawn.call(() -> {
             Thread.currentThread().interrupt();
@@ -241,7 +245,7 @@ class SemTest {
         final int[] p = plain.get();
         assertEquals(0, p[0]);
         assertEquals(1, p[1]);
-        assertEquals(0, s.getvalue());
+        assertEquals(0, s.getValue());
     }
 
     @ParameterizedTest
@@ -260,10 +264,10 @@ class SemTest {
                 for (int k = 0; k < perWaiter; k++) {
                     final int r = switch ((k + kind) % 3) {
                         case 0 -> s.await();
-                        case 1 -> s.timedwait(in(60_000));
+                        case 1 -> s.timedAwait(in(60_000));
                         default -> {
-                            final int t = s.trywait();
-                            yield t == Errno.EAGAIN ? s.timedwait(Timespec.CLOCK_MONOTONIC, null, true) : t;
+                            final int t = s.tryAwait();
+                            yield t == Errno.EAGAIN ? s.timedAwait(Timespec.CLOCK_MONOTONIC, null, true) : t;
                         }
                     };
                     if (r != 0) {
@@ -289,8 +293,8 @@ class SemTest {
             assertEquals(0, r.get());
         }
         assertEquals((long) posters * perPoster, taken.get());
-        assertEquals(0, s.getvalue());
-        assertEquals(Errno.EAGAIN, s.trywait());
+        assertEquals(0, s.getValue());
+        assertEquals(Errno.EAGAIN, s.tryAwait());
         assertEquals(0, s.waiterCount());
     }
 
@@ -299,9 +303,9 @@ class SemTest {
         final Sem s = new Sem(block(), true, 3);
         final Sem view = Sem.attach(s.block());
         assertTrue(view.isPshared());
-        assertEquals(3, view.getvalue());
-        assertEquals(0, view.trywait());
-        assertEquals(2, s.getvalue());
+        assertEquals(3, view.getValue());
+        assertEquals(0, view.tryAwait());
+        assertEquals(2, s.getValue());
 
         final Block b = block();
         b.set(SemLayout.FLAGS, 5);
@@ -333,7 +337,7 @@ class SemTest {
                 assertEquals(0, sa.post());
                 assertEquals(0, w.get());
             }
-            assertEquals(0, sa.getvalue());
+            assertEquals(0, sa.getValue());
         }
     }
 }

@@ -1,5 +1,7 @@
 package org.pthread4j;
 
+import org.pthread4j.futex.Errno;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.pthread4j.memory.Block;
@@ -36,11 +38,11 @@ class SpinLockTest {
         assertEquals(0, s.lock());
         assertEquals(Errno.EBUSY, b.get(0));
         assertTrue(s.isLocked());
-        assertEquals(Errno.EBUSY, Spawn.call(s::trylock).get());
-        assertEquals(Errno.EBUSY, s.trylock(), "no owner: the holder is refused too");
+        assertEquals(Errno.EBUSY, Spawn.call(s::tryLock).get());
+        assertEquals(Errno.EBUSY, s.tryLock(), "no owner: the holder is refused too");
         assertEquals(0, s.unlock());
         assertEquals(0, b.get(0));
-        assertEquals(0, Spawn.call(s::trylock).get());
+        assertEquals(0, Spawn.call(s::tryLock).get());
         assertEquals(0, s.unlock(), "no owner: any thread may unlock");
         assertFalse(s.isLocked());
         assertEquals(0, s.destroy());
@@ -71,7 +73,7 @@ class SpinLockTest {
                     if ((i & 1) == 0) {
                         s.lock();
                     } else {
-                        while (s.trylock() != 0) {
+                        while (s.tryLock() != 0) {
                             Thread.onSpinWait();
                         }
                     }
@@ -95,7 +97,7 @@ class SpinLockTest {
         b.set(0, Errno.EBUSY);
         final SpinLock held = SpinLock.attach(b);
         assertTrue(held.isLocked());
-        assertEquals(Errno.EBUSY, held.trylock());
+        assertEquals(Errno.EBUSY, held.tryLock());
         assertEquals(0, held.unlock());
         assertThrows(NullPointerException.class, () -> new SpinLock(null));
     }

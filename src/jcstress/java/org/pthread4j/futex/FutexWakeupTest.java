@@ -176,7 +176,7 @@ public class FutexWakeupTest {
         public void waiter() {
             int v;
             while ((v = (int) Block.INT.getVolatile(word, 0L)) != 0) {
-                futex.setWait(word, 0, 1, 2, true, org.pthread4j.Timespec.CLOCK_MONOTONIC, null, false);
+                futex.setWait(word, 0, 1, 2, true, org.pthread4j.futex.Timespec.CLOCK_MONOTONIC, null, false);
             }
         }
 
@@ -206,7 +206,7 @@ public class FutexWakeupTest {
         @Actor
         public void waiter() {
             while (((int) Block.INT.getVolatile(word, 0L) & 0x7fffffff) != 0) {
-                futex.setBitWait(word, 0, 0x80000000, 1, false, true, org.pthread4j.Timespec.CLOCK_MONOTONIC, null,
+                futex.setBitWait(word, 0, 0x80000000, 1, false, true, org.pthread4j.futex.Timespec.CLOCK_MONOTONIC, null,
                     false);
             }
         }

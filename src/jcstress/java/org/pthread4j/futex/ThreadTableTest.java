@@ -1,5 +1,7 @@
 package org.pthread4j.futex;
 
+import org.pthread4j.internal.ThreadTable;
+
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Description;
 import org.openjdk.jcstress.annotations.JCStressTest;

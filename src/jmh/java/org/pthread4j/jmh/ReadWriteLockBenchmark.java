@@ -87,13 +87,13 @@ public class ReadWriteLockBenchmark {
         }
         if (raw != null) {
             if (write) {
-                raw.wrlock();
+                raw.wrLock();
                 pair[0]++;
                 pair[1]++;
                 raw.unlock();
                 return 0;
             }
-            raw.rdlock();
+            raw.rdLock();
             final long x = pair[0];
             raw.unlock();
             return x;

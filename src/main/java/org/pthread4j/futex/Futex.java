@@ -1,6 +1,5 @@
 package org.pthread4j.futex;
 
-import org.pthread4j.Timespec;
 
 import java.lang.foreign.MemorySegment;
 
@@ -11,9 +10,9 @@ import java.lang.foreign.MemorySegment;
  * {@code musl-reference.md} §2.9).
  *
  * <p>Results: waits return {@code 0} (woken, perhaps spuriously: callers re-check their word),
- * {@link org.pthread4j.Errno#EAGAIN} (the word did not hold {@code val}),
- * {@link org.pthread4j.Errno#ETIMEDOUT}, {@link org.pthread4j.Errno#EINTR} (interruptible waits
- * only; the thread's interrupt status is kept) or {@link org.pthread4j.Errno#EINVAL} (a bad
+ * {@link org.pthread4j.futex.Errno#EAGAIN} (the word did not hold {@code val}),
+ * {@link org.pthread4j.futex.Errno#ETIMEDOUT}, {@link org.pthread4j.futex.Errno#EINTR} (interruptible waits
+ * only; the thread's interrupt status is kept) or {@link org.pthread4j.futex.Errno#EINVAL} (a bad
  * deadline or clock, or a word this backend cannot serve). Wakes and requeues return how many
  * waiters they woke or moved, or a negated errno.
  *
@@ -120,7 +119,7 @@ public interface Futex {
                         final int clock, final Timespec deadline, final boolean interruptible) {
         final int seen = (int) org.pthread4j.memory.Block.INT.compareAndExchange(seg, off, val, val2);
         if (seen != val && seen != val2) {
-            return org.pthread4j.Errno.EAGAIN;
+            return org.pthread4j.futex.Errno.EAGAIN;
         }
         return timedWait(seg, off, val2, priv, clock, deadline, interruptible);
     }
@@ -159,7 +158,7 @@ public interface Futex {
                            final boolean priv, final int clock, final Timespec deadline, final boolean interruptible) {
         final int seen = (int) org.pthread4j.memory.Block.INT.getVolatile(seg, off);
         if (Integer.compareUnsigned(seen & ~bit, busy) < 0) {
-            return org.pthread4j.Errno.EAGAIN;
+            return org.pthread4j.futex.Errno.EAGAIN;
         }
         return setWait(seg, off, seen, seen | bit, priv, clock, deadline, interruptible);
     }

@@ -1,6 +1,5 @@
 package org.pthread4j.futex;
 
-import org.pthread4j.Errno;
 
 import java.io.PrintStream;
 import java.util.ArrayList;

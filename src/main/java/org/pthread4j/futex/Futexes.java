@@ -2,6 +2,7 @@ package org.pthread4j.futex;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 
 /**
  * Where primitives get their futex backend.
@@ -40,10 +41,8 @@ public final class Futexes {
         static final ParkingFutex PARKING = ParkingFutex.create(ParkingFutex.DEFAULT_BUCKETS, false);
     }
 
-    private static final class DefaultHolder {
-        static final Futex PRIVATE = byName(System.getProperty(PROPERTY, "parking"));
-        static final Futex SHARED = "linux-noprivate".equals(PRIVATE.name()) ? PRIVATE : linux();
-    }
+    /** The backend {@value #PROPERTY} names, once it was read and found valid. */
+    private static volatile Futex defaultPrivate;
 
     private Futexes() {
     }
@@ -66,14 +65,27 @@ public final class Futexes {
         return ParkingHolder.PARKING;
     }
 
-    /** @return the backend for private words chosen by {@value #PROPERTY} (default parking) */
+    /**
+     * @return the backend for private words chosen by {@value #PROPERTY} (default parking)
+     * @throws IllegalArgumentException when the property names no backend (the message lists the valid values)
+     */
     public static Futex defaultPrivate() {
-        return DefaultHolder.PRIVATE;
+        Futex f = defaultPrivate;
+        if (f == null) {
+            final String name = System.getProperty(PROPERTY, "parking");
+            try {
+                f = byName(name);
+            } catch (final IllegalArgumentException e) {
+                throw new IllegalArgumentException("-D" + PROPERTY + "=" + name + ": " + e.getMessage(), e);
+            }
+            defaultPrivate = f;
+        }
+        return f;
     }
 
     /** @return the backend for process-shared words: the kernel */
     public static Futex shared() {
-        return DefaultHolder.SHARED;
+        return "linux-noprivate".equals(defaultPrivate().name()) ? linuxNoPrivate() : linux();
     }
 
     /**
@@ -82,12 +94,13 @@ public final class Futexes {
      * @throws IllegalArgumentException for another name
      */
     public static Futex byName(final String name) {
+        Objects.requireNonNull(name, "name");
         return switch (name.trim().toLowerCase(Locale.ROOT)) {
             case "parking" -> parking();
             case "linux" -> linux();
             case "linux-noprivate" -> linuxNoPrivate();
             default -> throw new IllegalArgumentException("unknown futex backend '" + name
-                + "' (expected parking, linux or linux-noprivate)");
+                + "'; the valid values are parking, linux and linux-noprivate");
         };
     }
 

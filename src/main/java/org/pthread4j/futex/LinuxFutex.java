@@ -1,7 +1,7 @@
 package org.pthread4j.futex;
 
-import org.pthread4j.Errno;
-import org.pthread4j.Timespec;
+import org.pthread4j.internal.Syscall;
+
 import org.pthread4j.memory.Block;
 
 import java.lang.foreign.Arena;

@@ -1,7 +1,5 @@
 package org.pthread4j.futex;
 
-import org.pthread4j.Errno;
-import org.pthread4j.Timespec;
 import org.pthread4j.memory.Block;
 
 import java.lang.foreign.MemorySegment;

@@ -1,7 +1,7 @@
 package org.pthread4j.ipc;
 
 import org.agrona.concurrent.IdleStrategy;
-import org.pthread4j.Timespec;
+import org.pthread4j.futex.Timespec;
 
 import java.util.Objects;
 

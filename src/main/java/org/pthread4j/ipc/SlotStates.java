@@ -6,7 +6,7 @@ import org.pthread4j.MutexLayout;
 import org.pthread4j.OnceLayout;
 import org.pthread4j.RwLockLayout;
 import org.pthread4j.SemLayout;
-import org.pthread4j.futex.ThreadIds;
+import org.pthread4j.internal.ThreadIds;
 
 import java.util.LinkedHashMap;
 import java.util.Locale;

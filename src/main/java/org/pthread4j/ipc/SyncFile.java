@@ -16,7 +16,7 @@ import org.pthread4j.RwLockAttr;
 import org.pthread4j.RwLockLayout;
 import org.pthread4j.Sem;
 import org.pthread4j.SemLayout;
-import org.pthread4j.Timespec;
+import org.pthread4j.futex.Timespec;
 import org.pthread4j.futex.Futex;
 import org.pthread4j.futex.Futexes;
 import org.pthread4j.ipc.SyncFileFormatException.Problem;

@@ -1,9 +1,9 @@
 package org.pthread4j.juc;
 
 import org.pthread4j.Cond;
-import org.pthread4j.Errno;
+import org.pthread4j.futex.Errno;
 import org.pthread4j.Mutex;
-import org.pthread4j.Timespec;
+import org.pthread4j.futex.Timespec;
 
 import java.util.Date;
 import java.util.concurrent.TimeUnit;
@@ -15,7 +15,7 @@ import java.util.concurrent.locks.Condition;
  *
  * <h2>Overview</h2>
  *
- * <p>A wait is one {@link Cond#timedwait(Mutex, Timespec, boolean)}: it queues the thread,
+ * <p>A wait is one {@link Cond#timedAwait(Mutex, Timespec, boolean)}: it queues the thread,
  * unlocks the mutex, sleeps, and locks the mutex again, with every race of that sequence closed
  * by the condvar (musl's {@code pthread_cond_timedwait.c}). Around it this class does only the
  * bookkeeping {@link Condition} asks for:
@@ -267,7 +267,7 @@ public final class PthreadCondition implements Condition {
     private int waitUntil(final Timespec at, final boolean interruptible) {
         checkHeld();
         final int saved = owner.release();
-        final int r = cond.timedwait(mutex, at, interruptible);
+        final int r = cond.timedAwait(mutex, at, interruptible);
         owner.reacquire(saved, r);
         if (r != 0 && r != Errno.ETIMEDOUT && r != Errno.EINTR) {
             throw new IllegalStateException("unexpected result " + Errno.name(r) + " from " + cond);

@@ -3,11 +3,11 @@ package org.pthread4j.juc;
 import org.pthread4j.Cond;
 import org.pthread4j.CondAttr;
 import org.pthread4j.CondLayout;
-import org.pthread4j.Errno;
+import org.pthread4j.futex.Errno;
 import org.pthread4j.Mutex;
 import org.pthread4j.MutexAttr;
 import org.pthread4j.MutexLayout;
-import org.pthread4j.Timespec;
+import org.pthread4j.futex.Timespec;
 import org.pthread4j.futex.Futex;
 import org.pthread4j.memory.Block;
 
@@ -215,7 +215,7 @@ public final class PthreadLock implements Lock {
     }
 
     /**
-     * Acquires the lock if no other thread holds it ({@link Mutex#trylock()}); the current
+     * Acquires the lock if no other thread holds it ({@link Mutex#tryLock()}); the current
      * holder acquires it again (RECURSIVE). Like {@code ReentrantLock.tryLock()} it takes a free
      * lock even when threads wait for it.
      *
@@ -225,13 +225,13 @@ public final class PthreadLock implements Lock {
      */
     @Override
     public boolean tryLock() {
-        final int r = mutex.trylock();
+        final int r = mutex.tryLock();
         return r == 0 || acquired(r);
     }
 
     /**
      * Acquires the lock, waiting at most {@code time} (measured on CLOCK_MONOTONIC) and answering
-     * interrupts ({@link Mutex#timedlock(int, Timespec, boolean)}). A time of zero or less only
+     * interrupts ({@link Mutex#timedLock(int, Timespec, boolean)}). A time of zero or less only
      * tries.
      *
      * @param time how long to wait
@@ -247,9 +247,9 @@ public final class PthreadLock implements Lock {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        int r = mutex.trylock();
+        int r = mutex.tryLock();
         if (r == Errno.EBUSY && nanos > 0) {
-            r = mutex.timedlock(Timespec.CLOCK_MONOTONIC, Timespec.after(Timespec.CLOCK_MONOTONIC, nanos,
+            r = mutex.timedLock(Timespec.CLOCK_MONOTONIC, Timespec.after(Timespec.CLOCK_MONOTONIC, nanos,
                 TimeUnit.NANOSECONDS), true);
             interrupted(r);
         }
@@ -362,7 +362,7 @@ public final class PthreadLock implements Lock {
     }
 
     /**
-     * @return the owner's thread id ({@link org.pthread4j.futex.ThreadIds}: the kernel tid of a
+     * @return the owner's thread id ({@link org.pthread4j.internal.ThreadIds}: the kernel tid of a
      *     platform thread), 0 when the lock is free
      */
     public int getOwnerId() {

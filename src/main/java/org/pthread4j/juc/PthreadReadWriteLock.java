@@ -3,16 +3,16 @@ package org.pthread4j.juc;
 import org.pthread4j.Cond;
 import org.pthread4j.CondAttr;
 import org.pthread4j.CondLayout;
-import org.pthread4j.Errno;
+import org.pthread4j.futex.Errno;
 import org.pthread4j.Mutex;
 import org.pthread4j.MutexAttr;
 import org.pthread4j.MutexLayout;
 import org.pthread4j.RwLock;
 import org.pthread4j.RwLockAttr;
 import org.pthread4j.RwLockLayout;
-import org.pthread4j.Timespec;
+import org.pthread4j.futex.Timespec;
 import org.pthread4j.futex.Futex;
-import org.pthread4j.futex.ThreadTable;
+import org.pthread4j.internal.ThreadTable;
 import org.pthread4j.memory.Block;
 
 import java.util.Objects;
@@ -397,7 +397,7 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
         }
 
         /**
-         * Acquires a read hold, waiting while another thread writes ({@link RwLock#rdlock()}).
+         * Acquires a read hold, waiting while another thread writes ({@link RwLock#rdLock()}).
          * The current thread's further holds, and holds taken by the writer, only count. Not
          * interruptible.
          *
@@ -407,7 +407,7 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
         public void lock() {
             final Holds h = lock.holds();
             if (!lock.reenterRead(h)) {
-                readResult(lock.rw.rdlock());
+                readResult(lock.rw.rdLock());
                 h.count = 1;
             }
         }
@@ -424,7 +424,7 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
             }
             final Holds h = lock.holds();
             if (!lock.reenterRead(h)) {
-                final int r = lock.rw.timedrdlock(Timespec.CLOCK_MONOTONIC, null, true);
+                final int r = lock.rw.timedRdLock(Timespec.CLOCK_MONOTONIC, null, true);
                 interrupted(r);
                 readResult(r);
                 h.count = 1;
@@ -432,7 +432,7 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
         }
 
         /**
-         * Acquires a read hold if no other thread writes ({@link RwLock#tryrdlock()}), even while
+         * Acquires a read hold if no other thread writes ({@link RwLock#tryRdLock()}), even while
          * writers wait.
          *
          * @return whether it was acquired
@@ -443,7 +443,7 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
             if (lock.reenterRead(h)) {
                 return true;
             }
-            if (readResult(lock.rw.tryrdlock())) {
+            if (readResult(lock.rw.tryRdLock())) {
                 h.count = 1;
                 return true;
             }
@@ -469,9 +469,9 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
             if (lock.reenterRead(h)) {
                 return true;
             }
-            int r = lock.rw.tryrdlock();
+            int r = lock.rw.tryRdLock();
             if (r == Errno.EBUSY && nanos > 0) {
-                r = lock.rw.timedrdlock(Timespec.CLOCK_MONOTONIC, deadline(nanos), true);
+                r = lock.rw.timedRdLock(Timespec.CLOCK_MONOTONIC, deadline(nanos), true);
                 interrupted(r);
             }
             if (readResult(r)) {
@@ -522,7 +522,7 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
 
         /**
          * Acquires the write lock, waiting until no other thread reads or writes
-         * ({@link RwLock#wrlock()}); the writer's further holds only count. Not interruptible.
+         * ({@link RwLock#wrLock()}); the writer's further holds only count. Not interruptible.
          *
          * @throws IllegalMonitorStateException when the current thread holds only read locks
          *                                      (upgrade would deadlock)
@@ -532,12 +532,12 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
         public void lock() {
             if (!lock.reenterWrite()) {
                 // a thread holding read locks keeps the word from 0, so a free word needs no check
-                if (lock.rw.trywrlock() == 0) {
+                if (lock.rw.tryWrLock() == 0) {
                     lock.wrote(Thread.currentThread());
                     return;
                 }
                 lock.refuseUpgrade();
-                final int r = lock.rw.wrlock();
+                final int r = lock.rw.wrLock();
                 if (r != 0) {
                     throw new IllegalStateException("unexpected result " + Errno.name(r) + " from " + lock.rw);
                 }
@@ -557,12 +557,12 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
                 throw new InterruptedException();
             }
             if (!lock.reenterWrite()) {
-                if (lock.rw.trywrlock() == 0) {
+                if (lock.rw.tryWrLock() == 0) {
                     lock.wrote(Thread.currentThread());
                     return;
                 }
                 lock.refuseUpgrade();
-                final int r = lock.rw.timedwrlock(Timespec.CLOCK_MONOTONIC, null, true);
+                final int r = lock.rw.timedWrLock(Timespec.CLOCK_MONOTONIC, null, true);
                 interrupted(r);
                 if (r != 0) {
                     throw new IllegalStateException("unexpected result " + Errno.name(r) + " from " + lock.rw);
@@ -572,7 +572,7 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
         }
 
         /**
-         * Acquires the write lock if nobody reads or writes ({@link RwLock#trywrlock()}).
+         * Acquires the write lock if nobody reads or writes ({@link RwLock#tryWrLock()}).
          *
          * @return whether it was acquired; false at once when the current thread holds only read
          *     locks
@@ -582,7 +582,7 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
             if (lock.reenterWrite()) {
                 return true;
             }
-            if (lock.rw.trywrlock() != 0) {
+            if (lock.rw.tryWrLock() != 0) {
                 return false; // also when this thread holds read locks
             }
             lock.wrote(Thread.currentThread());
@@ -608,12 +608,12 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
             if (lock.reenterWrite()) {
                 return true;
             }
-            int r = lock.rw.trywrlock();
+            int r = lock.rw.tryWrLock();
             if (r == Errno.EBUSY && lock.holdsRead()) {
                 return false;
             }
             if (r == Errno.EBUSY && nanos > 0) {
-                r = lock.rw.timedwrlock(Timespec.CLOCK_MONOTONIC, deadline(nanos), true);
+                r = lock.rw.timedWrLock(Timespec.CLOCK_MONOTONIC, deadline(nanos), true);
                 interrupted(r);
             }
             if (r == 0) {
@@ -711,7 +711,7 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
         @Override
         void reacquire(final int saved, final int r) {
             mutex.unlock();
-            lock.rw.wrlock();
+            lock.rw.wrLock();
             lock.writer = Thread.currentThread();
             lock.writeHolds = Math.abs(saved);
             lock.writerReads = saved < 0;

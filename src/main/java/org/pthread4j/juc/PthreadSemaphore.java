@@ -1,9 +1,9 @@
 package org.pthread4j.juc;
 
-import org.pthread4j.Errno;
+import org.pthread4j.futex.Errno;
 import org.pthread4j.Sem;
 import org.pthread4j.SemLayout;
-import org.pthread4j.Timespec;
+import org.pthread4j.futex.Timespec;
 import org.pthread4j.futex.Futex;
 import org.pthread4j.memory.Block;
 
@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  * state is unused.
  * Single-permit methods are musl's {@code sem_wait}, {@code sem_trywait},
  * {@code sem_timedwait} and {@code sem_post}; the permit-count methods take or add all the
- * permits in one CAS ({@link Sem#trywait(int)}, {@link Sem#timedwait(int, int, Timespec, boolean)},
+ * permits in one CAS ({@link Sem#tryAwait(int)}, {@link Sem#timedAwait(int, int, Timespec, boolean)},
  * {@link Sem#post(int)}), so two threads can never each hold part of what they asked for. The
  * argument checks are the JDK's: a negative permit count is an
  * {@link IllegalArgumentException}, and a count of zero succeeds at once.
@@ -161,7 +161,7 @@ public class PthreadSemaphore extends Semaphore {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        final int r = sem.timedwait(Timespec.CLOCK_MONOTONIC, null, true);
+        final int r = sem.timedAwait(Timespec.CLOCK_MONOTONIC, null, true);
         interrupted(r);
         waited(r);
     }
@@ -181,7 +181,7 @@ public class PthreadSemaphore extends Semaphore {
             throw new InterruptedException();
         }
         if (permits > 0) {
-            final int r = sem.timedwait(permits, Timespec.CLOCK_MONOTONIC, null, true);
+            final int r = sem.timedAwait(permits, Timespec.CLOCK_MONOTONIC, null, true);
             interrupted(r);
             waited(r);
         }
@@ -203,7 +203,7 @@ public class PthreadSemaphore extends Semaphore {
     public void acquireUninterruptibly(final int permits) {
         checkArgument(permits);
         if (permits > 0) {
-            waited(sem.timedwait(permits, Timespec.CLOCK_MONOTONIC, null, false));
+            waited(sem.timedAwait(permits, Timespec.CLOCK_MONOTONIC, null, false));
         }
     }
 
@@ -214,7 +214,7 @@ public class PthreadSemaphore extends Semaphore {
      */
     @Override
     public boolean tryAcquire() {
-        return sem.trywait() == 0;
+        return sem.tryAwait() == 0;
     }
 
     /**
@@ -227,7 +227,7 @@ public class PthreadSemaphore extends Semaphore {
     @Override
     public boolean tryAcquire(final int permits) {
         checkArgument(permits);
-        return permits == 0 || sem.trywait(permits) == 0;
+        return permits == 0 || sem.tryAwait(permits) == 0;
     }
 
     /**
@@ -262,13 +262,13 @@ public class PthreadSemaphore extends Semaphore {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        if (permits == 0 || sem.trywait(permits) == 0) {
+        if (permits == 0 || sem.tryAwait(permits) == 0) {
             return true;
         }
         if (nanos <= 0) {
             return false;
         }
-        final int r = sem.timedwait(permits, Timespec.CLOCK_MONOTONIC,
+        final int r = sem.timedAwait(permits, Timespec.CLOCK_MONOTONIC,
             Timespec.after(Timespec.CLOCK_MONOTONIC, nanos, TimeUnit.NANOSECONDS), true);
         if (r == Errno.ETIMEDOUT) {
             return false;
@@ -309,7 +309,7 @@ public class PthreadSemaphore extends Semaphore {
     /** @return the permits available now ({@code sem_getvalue}) */
     @Override
     public int availablePermits() {
-        return sem.getvalue();
+        return sem.getValue();
     }
 
     /**
@@ -320,8 +320,8 @@ public class PthreadSemaphore extends Semaphore {
     @Override
     public int drainPermits() {
         for (;;) {
-            final int n = sem.getvalue();
-            if (n == 0 || sem.trywait(n) == 0) {
+            final int n = sem.getValue();
+            if (n == 0 || sem.tryAwait(n) == 0) {
                 return n;
             }
         }
@@ -338,8 +338,8 @@ public class PthreadSemaphore extends Semaphore {
     @Override
     protected void reducePermits(final int reduction) {
         checkArgument(reduction);
-        if (reduction > 0 && sem.trywait(reduction) != 0) {
-            throw new IllegalStateException("cannot reduce the permits by " + reduction + ": " + sem.getvalue()
+        if (reduction > 0 && sem.tryAwait(reduction) != 0) {
+            throw new IllegalStateException("cannot reduce the permits by " + reduction + ": " + sem.getValue()
                 + " available, and a sem_t cannot go below zero");
         }
     }

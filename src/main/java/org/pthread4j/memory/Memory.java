@@ -154,8 +154,13 @@ public final class Memory implements AutoCloseable {
                 + ") is outside the buffer's capacity " + buffer.capacity());
         }
         final Arena arena = Arena.ofShared();
-        final MemorySegment segment = MemorySegment.ofAddress(buffer.addressOffset() + offset)
-            .reinterpret(length, arena, null);
+        final MemorySegment segment;
+        try {
+            segment = MemorySegment.ofAddress(buffer.addressOffset() + offset).reinterpret(length, arena, null);
+        } catch (final IllegalCallerException e) {
+            arena.close();
+            throw org.pthread4j.internal.NativeAccess.denied(e);
+        }
         final ByteBuffer keep = buffer.byteBuffer();
         return new Memory(arena, segment, keep instanceof java.nio.MappedByteBuffer, keep, "view of an AtomicBuffer at " + offset);
     }

@@ -1,11 +1,11 @@
 package org.pthread4j.futex;
 
+import org.pthread4j.internal.ThreadIds;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.pthread4j.Errno;
-import org.pthread4j.Timespec;
 import org.pthread4j.memory.Block;
 import org.pthread4j.memory.Memory;
 import org.pthread4j.testing.Sleepers;

@@ -3,7 +3,6 @@ package org.pthread4j.futex;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.pthread4j.Errno;
 import org.pthread4j.memory.Memory;
 
 import java.io.ByteArrayOutputStream;

@@ -1,9 +1,9 @@
 package org.pthread4j.futex;
 
+import org.pthread4j.internal.ThreadIds;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.pthread4j.Errno;
-import org.pthread4j.Timespec;
 import org.pthread4j.memory.Block;
 import org.pthread4j.memory.Memory;
 import org.pthread4j.testing.ChildJvm;

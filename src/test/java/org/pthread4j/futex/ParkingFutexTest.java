@@ -1,7 +1,6 @@
 package org.pthread4j.futex;
 
 import org.junit.jupiter.api.Test;
-import org.pthread4j.Errno;
 import org.pthread4j.memory.Memory;
 import org.pthread4j.testing.Sleepers;
 
@@ -120,8 +119,8 @@ class ParkingFutexTest {
         try (Memory m = Memory.allocate(64)) {
             final java.lang.foreign.MemorySegment s = m.segment();
             final java.util.function.IntUnaryOperator attempt = join ->
-                futex.setBitWait(s, 0, bit, 2, join != 0, true, org.pthread4j.Timespec.CLOCK_MONOTONIC,
-                    org.pthread4j.Timespec.ofNanos(0), false);
+                futex.setBitWait(s, 0, bit, 2, join != 0, true, org.pthread4j.futex.Timespec.CLOCK_MONOTONIC,
+                    org.pthread4j.futex.Timespec.ofNanos(0), false);
             m.block(0, 4, 4).set(0, 1);
             assertEquals(Errno.EAGAIN, attempt.applyAsInt(0), "1 is below the busy threshold 2");
             assertEquals(Errno.EAGAIN, attempt.applyAsInt(1), "nobody to join: the word decides");
@@ -141,7 +140,7 @@ class ParkingFutexTest {
             Sleepers.awaitAsleep(first, 0, 0, LIVENESS);
             assertEquals(Errno.EAGAIN, attempt.applyAsInt(0), "free and not joining");
             final Thread joiner = Thread.ofPlatform().start(() -> {
-                futex.setBitWait(s, 0, bit, 1, true, true, org.pthread4j.Timespec.CLOCK_MONOTONIC, null, false);
+                futex.setBitWait(s, 0, bit, 1, true, true, org.pthread4j.futex.Timespec.CLOCK_MONOTONIC, null, false);
                 done.countDown();
             });
             final long end = System.nanoTime() + LIVENESS.toNanos();

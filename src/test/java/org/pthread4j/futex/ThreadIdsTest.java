@@ -1,5 +1,9 @@
 package org.pthread4j.futex;
 
+import org.pthread4j.internal.ThreadIds;
+
+import org.pthread4j.internal.Syscall;
+
 import org.junit.jupiter.api.Test;
 
 import java.util.Set;

@@ -1,5 +1,7 @@
 package org.pthread4j.futex;
 
+import org.pthread4j.internal.ThreadTable;
+
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.CompletableFuture;

@@ -4,10 +4,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.pthread4j.Cond;
-import org.pthread4j.Errno;
+import org.pthread4j.futex.Errno;
 import org.pthread4j.Mutex;
 import org.pthread4j.RwLock;
-import org.pthread4j.Timespec;
+import org.pthread4j.futex.Timespec;
 import org.pthread4j.memory.Block;
 import org.pthread4j.testing.ChildJvm;
 
@@ -138,7 +138,7 @@ class MuslInteropTest {
                 for (int i = 0; i < rounds; i++) {
                     assertEquals(0, m.lock());
                     while (turn.get(0) != 0) {
-                        assertEquals(0, c.wait(m));
+                        assertEquals(0, c.await(m));
                     }
                     turn.set(0, 1);
                     assertEquals(0, c.signal());
@@ -162,10 +162,10 @@ class MuslInteropTest {
             try (C c = new C(p, "rwcount", Integer.toString(n))) {
                 assertEquals("ready", c.line());
                 for (int i = 0; i < n; i++) {
-                    assertEquals(0, rw.wrlock());
+                    assertEquals(0, rw.wrLock());
                     counter.set(0, counter.get(0) + 1);
                     assertEquals(0, rw.unlock());
-                    assertEquals(0, rw.rdlock());
+                    assertEquals(0, rw.rdLock());
                     assertEquals(0, rw.unlock());
                 }
                 assertEquals("done", c.line());
@@ -187,11 +187,11 @@ class MuslInteropTest {
                 final String locked = c.line();
                 assertTrue(locked.startsWith("locked "), locked);
                 assertEquals(Integer.parseInt(locked.substring(7)), r.ownerId(), "the C thread's tid is the owner");
-                assertEquals(Errno.EBUSY, r.trylock());
+                assertEquals(Errno.EBUSY, r.tryLock());
                 c.process.destroyForcibly();
                 assertTrue(c.process.waitFor(30, TimeUnit.SECONDS));
             }
-            assertEquals(Errno.EOWNERDEAD, r.timedlock(Timespec.after(Timespec.CLOCK_REALTIME, 1, TimeUnit.SECONDS)));
+            assertEquals(Errno.EOWNERDEAD, r.timedLock(Timespec.after(Timespec.CLOCK_REALTIME, 1, TimeUnit.SECONDS)));
             assertEquals(0, r.consistent());
             assertEquals(0, r.unlock());
             assertEquals(0, r.lock());

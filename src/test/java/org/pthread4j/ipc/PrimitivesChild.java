@@ -2,7 +2,7 @@ package org.pthread4j.ipc;
 
 import org.pthread4j.Barrier;
 import org.pthread4j.Cond;
-import org.pthread4j.Errno;
+import org.pthread4j.futex.Errno;
 import org.pthread4j.Mutex;
 import org.pthread4j.MutexAttr;
 import org.pthread4j.RwLock;
@@ -96,7 +96,7 @@ public final class PrimitivesChild {
         for (long i = 0; i < n; i++) {
             check(m.lock(), "lock");
             while (turn.get(0) != 1) {
-                check(c.wait(m), "wait");
+                check(c.await(m), "wait");
             }
             turn.set(0, 0);
             check(c.signal(), "signal");
@@ -111,12 +111,12 @@ public final class PrimitivesChild {
         long torn = 0;
         for (long i = 0; i < n; i++) {
             if (write) {
-                check(rw.wrlock(), "wrlock");
+                check(rw.wrLock(), "wrlock");
                 pair.set(0, pair.get(0) + 1);
                 Thread.onSpinWait();
                 pair.set(4, pair.get(4) + 1);
             } else {
-                check(rw.rdlock(), "rdlock");
+                check(rw.rdLock(), "rdlock");
                 if (pair.get(0) != pair.get(4)) {
                     torn++;
                 }
@@ -174,7 +174,7 @@ public final class PrimitivesChild {
         if (e != 0 && e != Errno.EOWNERDEAD) {
             return "error lock " + Errno.name(e);
         }
-        System.out.println("locked " + org.pthread4j.futex.Syscall.gettid());
+        System.out.println("locked " + org.pthread4j.internal.Syscall.gettid());
         System.out.flush();
         for (;;) {
             java.util.concurrent.locks.LockSupport.park();

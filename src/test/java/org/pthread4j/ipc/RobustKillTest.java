@@ -2,9 +2,9 @@ package org.pthread4j.ipc;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.pthread4j.Errno;
+import org.pthread4j.futex.Errno;
 import org.pthread4j.Mutex;
-import org.pthread4j.Timespec;
+import org.pthread4j.futex.Timespec;
 import org.pthread4j.memory.Block;
 import org.pthread4j.testing.ChildJvm;
 
@@ -63,7 +63,7 @@ class RobustKillTest {
                             started.countDown();
                             for (;;) {
                                 final boolean last = stop.get();
-                                final int e = r.timedlock(Timespec.after(Timespec.CLOCK_REALTIME, 60, TimeUnit.SECONDS));
+                                final int e = r.timedLock(Timespec.after(Timespec.CLOCK_REALTIME, 60, TimeUnit.SECONDS));
                                 if (e == Errno.EOWNERDEAD) {
                                     deathSeenAt.set(System.nanoTime());
                                     deaths.incrementAndGet();
@@ -119,7 +119,7 @@ class RobustKillTest {
                     }
                     inside.set(0, 0);
                     // The file keeps working.
-                    assertEquals(0, r.timedlock(Timespec.after(Timespec.CLOCK_REALTIME, 30, TimeUnit.SECONDS)));
+                    assertEquals(0, r.timedLock(Timespec.after(Timespec.CLOCK_REALTIME, 30, TimeUnit.SECONDS)));
                     assertEquals(Mutex.State.LOCKED, r.state());
                     assertEquals(0, r.unlock());
                 }

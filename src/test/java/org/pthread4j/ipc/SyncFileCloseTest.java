@@ -60,7 +60,7 @@ class SyncFileCloseTest {
         final Thread b = sleeper(() -> {
             assertEquals(0, m.lock());
             for (;;) {
-                c.wait(m);
+                c.await(m);
             }
         }, inWait, started);
         final Thread d = sleeper(s::await, inSem, started);

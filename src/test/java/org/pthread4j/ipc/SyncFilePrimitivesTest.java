@@ -4,7 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.pthread4j.Barrier;
 import org.pthread4j.Cond;
-import org.pthread4j.Errno;
+import org.pthread4j.futex.Errno;
 import org.pthread4j.Mutex;
 import org.pthread4j.MutexAttr;
 import org.pthread4j.Once;
@@ -45,11 +45,11 @@ class SyncFilePrimitivesTest {
             assertTrue(plain.attr().pshared(), "a mutex in a file is process-shared even when asked otherwise");
             assertThrows(IllegalStateException.class, () -> f.mutex("m"), "another mutex kind");
             assertThrows(IllegalStateException.class, () -> f.cond("m"), "another type");
-            assertTrue(f.cond("c").isShared());
-            assertEquals(0, f.rwlock("rw").rdlock());
+            assertTrue(f.cond("c").isPshared());
+            assertEquals(0, f.rwlock("rw").rdLock());
             assertEquals(1, f.rwlock("rw").readerCount());
-            assertEquals(3, f.sem("s", 3).getvalue());
-            assertEquals(3, f.sem("s", 7).getvalue(), "an existing semaphore keeps its value, as sem_open");
+            assertEquals(3, f.sem("s", 3).getValue());
+            assertEquals(3, f.sem("s", 7).getValue(), "an existing semaphore keeps its value, as sem_open");
             assertEquals(2, f.barrier("b", 2).count());
             assertThrows(IllegalStateException.class, () -> f.barrier("b", 3));
             final int[] runs = {0};
@@ -71,13 +71,13 @@ class SyncFilePrimitivesTest {
             f.barrier("b", 4);
             f.once("o").run(() -> { });
             assertEquals(0, m.lock());
-            assertEquals(0, rw.rdlock());
-            assertEquals(0, rw.rdlock());
+            assertEquals(0, rw.rdLock());
+            assertEquals(0, rw.rdLock());
             final java.util.Map<String, String> states = new java.util.HashMap<>();
             for (final SyncFileInspector.SlotReport r : SyncFileInspector.inspect(p).slots()) {
                 states.put(r.info().name(), r.summary());
             }
-            assertEquals("errorcheck robust, held by tid " + org.pthread4j.futex.Syscall.gettid() + " (alive), 0 waiters",
+            assertEquals("errorcheck robust, held by tid " + org.pthread4j.internal.Syscall.gettid() + " (alive), 0 waiters",
                 states.get("m"));
             assertEquals("normal, free, 0 waiters", states.get("free"));
             assertEquals("0 waiters, seq 0, clock realtime", states.get("c"));
@@ -124,7 +124,7 @@ class SyncFilePrimitivesTest {
                 for (int i = 0; i < rounds; i++) {
                     assertEquals(0, m.lock());
                     while (turn.get(0) != 0) {
-                        assertEquals(0, c.wait(m));
+                        assertEquals(0, c.await(m));
                     }
                     turn.set(0, 1);
                     assertEquals(0, c.signal());
@@ -171,9 +171,9 @@ class SyncFilePrimitivesTest {
                     assertEquals(0, pong.await());
                 }
                 assertEquals("done", c.expectLine(LIVE));
-                assertEquals(0, ping.getvalue());
-                assertEquals(0, pong.getvalue());
-                assertEquals(Errno.EAGAIN, pong.trywait());
+                assertEquals(0, ping.getValue());
+                assertEquals(0, pong.getValue());
+                assertEquals(Errno.EAGAIN, pong.tryAwait());
             }
         }
     }

@@ -4,12 +4,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.pthread4j.cli.InspectCommand;
 import org.pthread4j.ipc.SyncFileFormatException.Problem;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -154,13 +151,6 @@ class SyncFileValidationTest {
         final SyncFileFormatException i = assertThrows(SyncFileFormatException.class, () -> SyncFileInspector.inspect(broken));
         assertEquals(e.getMessage(), i.getMessage());
 
-        final ByteArrayOutputStream so = new ByteArrayOutputStream();
-        final ByteArrayOutputStream se = new ByteArrayOutputStream();
-        final int rc = InspectCommand.run(new String[] {broken.toString()}, new PrintStream(so, true, StandardCharsets.UTF_8),
-            new PrintStream(se, true, StandardCharsets.UTF_8));
-        assertEquals(1, rc);
-        assertEquals("", so.toString(StandardCharsets.UTF_8));
-        assertEquals("pthread4j inspect: " + e.getMessage() + System.lineSeparator(), se.toString(StandardCharsets.UTF_8));
         assertArrayEquals(out, Files.readAllBytes(broken), "neither open nor inspect wrote to the bad file");
     }
 }

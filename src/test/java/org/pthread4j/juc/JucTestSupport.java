@@ -3,7 +3,7 @@ package org.pthread4j.juc;
 import org.pthread4j.MutexAttr;
 import org.pthread4j.futex.Futex;
 import org.pthread4j.futex.ParkingFutex;
-import org.pthread4j.futex.ThreadIds;
+import org.pthread4j.internal.ThreadIds;
 import org.pthread4j.testing.Sleepers;
 
 import java.time.Duration;

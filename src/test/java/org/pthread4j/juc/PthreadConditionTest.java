@@ -8,7 +8,7 @@ import org.pthread4j.CondAttr;
 import org.pthread4j.CondLayout;
 import org.pthread4j.MutexAttr;
 import org.pthread4j.MutexLayout;
-import org.pthread4j.Timespec;
+import org.pthread4j.futex.Timespec;
 import org.pthread4j.futex.Futex;
 import org.pthread4j.memory.Memory;
 import org.pthread4j.testing.Backends;

@@ -9,7 +9,7 @@ import org.pthread4j.MutexAttr;
 import org.pthread4j.MutexLayout;
 import org.pthread4j.futex.Futex;
 import org.pthread4j.futex.Futexes;
-import org.pthread4j.futex.ThreadIds;
+import org.pthread4j.internal.ThreadIds;
 import org.pthread4j.memory.Block;
 import org.pthread4j.memory.Memory;
 

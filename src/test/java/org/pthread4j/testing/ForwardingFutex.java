@@ -1,6 +1,6 @@
 package org.pthread4j.testing;
 
-import org.pthread4j.Timespec;
+import org.pthread4j.futex.Timespec;
 import org.pthread4j.futex.Futex;
 
 import java.lang.foreign.MemorySegment;

@@ -1,7 +1,7 @@
 package org.pthread4j.testing;
 
 import org.pthread4j.futex.ParkingFutex;
-import org.pthread4j.futex.Syscall;
+import org.pthread4j.internal.Syscall;
 
 import java.io.IOException;
 import java.nio.file.Files;

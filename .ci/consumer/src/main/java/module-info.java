@@ -1,0 +1,3 @@
+module consumer {
+    requires org.pthread4j;
+}

@@ -1,0 +1,60 @@
+package org.pthread4j.internal;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The id an owner-tracked primitive stores for the calling thread: below 2^30 (musl's owner
+ * field is bits 0-29) and nonzero.
+ *
+ * <p>A platform thread's id is its kernel thread id ({@code gettid}), cached per thread: the
+ * kernel's robust-list protocol compares exactly that when a thread dies. A virtual thread
+ * gets an id from {@link #VIRTUAL_BASE} upward, which no kernel tid can equal (Linux caps
+ * {@code pid_max} at 2^22). Virtual ids are handed out once per virtual thread that asks and
+ * wrap around after 2^29 - 2 threads; a collision then needs two live virtual threads 536
+ * million ids apart, which this library accepts.
+ */
+public final class ThreadIds {
+    /** First id given to a virtual thread: 2^29. */
+    public static final int VIRTUAL_BASE = 1 << 29;
+    /** Last usable id: 2^30 - 2 (0x3fffffff is musl's "unrecoverable" owner). */
+    public static final int MAX_ID = (1 << 30) - 2;
+
+    private static final AtomicInteger NEXT_VIRTUAL = new AtomicInteger();
+    private static final ThreadLocal<Ids> IDS = ThreadLocal.withInitial(ThreadIds::assign);
+
+    /** A thread's ids, computed once. */
+    private record Ids(int id, boolean kernel) {
+    }
+
+    private ThreadIds() {
+    }
+
+    private static Ids assign() {
+        if (!Thread.currentThread().isVirtual() && Syscall.AVAILABLE) {
+            final int tid = Syscall.gettid();
+            if (tid > 0 && tid < VIRTUAL_BASE) {
+                return new Ids(tid, true);
+            }
+        }
+        final int n = Math.floorMod(NEXT_VIRTUAL.getAndIncrement(), MAX_ID - VIRTUAL_BASE + 1);
+        return new Ids(VIRTUAL_BASE + n, false);
+    }
+
+    /** @return the calling thread's owner id, nonzero and below 2^30 */
+    public static int current() {
+        return IDS.get().id();
+    }
+
+    /** @return whether the calling thread's id is its kernel tid (a platform thread on Linux) */
+    public static boolean currentIsKernelTid() {
+        return IDS.get().kernel();
+    }
+
+    /**
+     * @param id an owner id
+     * @return whether it is a kernel thread id rather than a virtual thread's
+     */
+    public static boolean isKernelTid(final int id) {
+        return id > 0 && id < VIRTUAL_BASE;
+    }
+}
