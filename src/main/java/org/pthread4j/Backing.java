@@ -72,7 +72,7 @@ final class Backing {
         }
     }
 
-    /** @return the message prefix for an argument refused as musl's init refuses it with EINVAL */
+    /** {@return the message prefix for an argument refused as musl's init refuses it with EINVAL} */
     static String einval(final String what) {
         return Errno.name(Errno.EINVAL) + ": " + what;
     }

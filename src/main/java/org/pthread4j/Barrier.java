@@ -289,22 +289,22 @@ public final class Barrier {
         return 0;
     }
 
-    /** @return the party count given at initialization */
+    /** {@return the party count given at initialization} */
     public int count() {
         return (block.get(LIMIT) & Integer.MAX_VALUE) + 1;
     }
 
-    /** @return whether the barrier is process-shared ({@code _b_limit} negative) */
+    /** {@return whether the barrier is process-shared ({@code _b_limit} negative)} */
     public boolean isPshared() {
         return !priv;
     }
 
-    /** @return the block this barrier lives in */
+    /** {@return the block this barrier lives in} */
     public Block block() {
         return block;
     }
 
-    /** @return the futex backend this barrier sleeps on */
+    /** {@return the futex backend this barrier sleeps on} */
     public Futex futex() {
         return futex;
     }

@@ -18,20 +18,25 @@ public record BarrierAttr(boolean pshared, Futex futex) {
     public static final BarrierAttr PSHARED = new BarrierAttr(true, null);
 
     /**
+     * {@return private attributes on that backend}
+     *
      * @param futex backend for a private barrier
-     * @return private attributes on that backend
      */
     public static BarrierAttr privateOn(final Futex futex) {
         return new BarrierAttr(false, futex);
     }
 
-    /** @return a builder starting from {@link #DEFAULT} */
+    /** {@return a builder starting from {@link #DEFAULT}} */
     public static Builder builder() {
         return new Builder();
     }
 
     /** Builds {@link BarrierAttr}s, with musl's {@code setpshared} check. */
     public static final class Builder extends PsharedAttrBuilder<BarrierAttr, Builder> {
+        /** Creates a builder with the defaults: process-private, the default backend. */
+        public Builder() {
+        }
+
         @Override
         public BarrierAttr build() {
             return new BarrierAttr(pshared, futex);

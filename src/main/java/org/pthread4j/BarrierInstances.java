@@ -78,7 +78,7 @@ final class BarrierInstances {
     private BarrierInstances() {
     }
 
-    /** @return a free instance slot, not yet cleared */
+    /** {@return a free instance slot, not yet cleared} */
     static Instance acquire() {
         synchronized (POOL) {
             if (free == null) {
@@ -100,8 +100,9 @@ final class BarrierInstances {
     }
 
     /**
+     * {@return the slot at that address}
+     *
      * @param address a value read from {@code _b_inst}
-     * @return the slot at that address
      * @throws IllegalStateException when no slot of this pool is at that address
      */
     static Instance resolve(final long address) {
@@ -113,7 +114,7 @@ final class BarrierInstances {
         return i;
     }
 
-    /** @return whether {@code address} is a slot of this pool */
+    /** {@return whether {@code address} is a slot of this pool} */
     static boolean isInstance(final long address) {
         return find(address) != null;
     }

@@ -57,6 +57,8 @@ public final class BarrierLayout {
     }
 
     /**
+     * Checks that a block can hold a {@code pthread_barrier_t}.
+     *
      * @param block the block
      * @throws IllegalArgumentException when it cannot hold a {@code pthread_barrier_t}
      */

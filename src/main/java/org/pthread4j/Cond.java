@@ -246,22 +246,22 @@ public final class Cond {
         return requested;
     }
 
-    /** @return the block this condvar lives in */
+    /** {@return the block this condvar lives in} */
     public Block block() {
         return block;
     }
 
-    /** @return whether this condvar is process-shared */
+    /** {@return whether this condvar is process-shared} */
     public boolean isPshared() {
         return shared;
     }
 
-    /** @return the clock id of timed-wait deadlines, as stored in {@code _c_clock} */
+    /** {@return the clock id of timed-wait deadlines, as stored in {@code _c_clock}} */
     public int clock() {
         return clock;
     }
 
-    /** @return the futex backend this condvar sleeps and wakes through */
+    /** {@return the futex backend this condvar sleeps and wakes through} */
     public Futex futex() {
         return futex;
     }

@@ -24,6 +24,8 @@ public record CondAttr(boolean pshared, int clock, Futex futex) {
     public static final CondAttr DEFAULT = new CondAttr(false, Timespec.CLOCK_REALTIME, null);
 
     /**
+     * Checks the attributes as musl's {@code pthread_condattr_setclock} does.
+     *
      * @throws IllegalArgumentException for a clock other than REALTIME or MONOTONIC
      */
     public CondAttr {
@@ -45,12 +47,12 @@ public record CondAttr(boolean pshared, int clock, Futex futex) {
         return Timespec.isClock(clock) ? 0 : Errno.EINVAL;
     }
 
-    /** @return musl's {@code __attr}: bit 31 pshared, bits 0-30 clock */
+    /** {@return musl's {@code __attr}: bit 31 pshared, bits 0-30 clock} */
     public int bits() {
         return (pshared ? CondLayout.ATTR_PSHARED : 0) | (clock & CondLayout.ATTR_CLOCK_MASK);
     }
 
-    /** @return a builder starting from {@link #DEFAULT} */
+    /** {@return a builder starting from {@link #DEFAULT}} */
     public static Builder builder() {
         return new Builder();
     }
@@ -65,8 +67,9 @@ public record CondAttr(boolean pshared, int clock, Futex futex) {
         }
 
         /**
+         * {@return this builder}
+         *
          * @param value whether the condvar is process-shared ({@code pthread_condattr_setpshared})
-         * @return this builder
          */
         public Builder pshared(final boolean value) {
             this.pshared = value;
@@ -90,15 +93,16 @@ public record CondAttr(boolean pshared, int clock, Futex futex) {
         }
 
         /**
+         * {@return this builder}
+         *
          * @param value the futex backend, or {@code null} for the default
-         * @return this builder
          */
         public Builder futex(final Futex value) {
             this.futex = value;
             return this;
         }
 
-        /** @return the attributes */
+        /** {@return the attributes} */
         public CondAttr build() {
             return new CondAttr(pshared, clock, futex);
         }

@@ -16,9 +16,12 @@ public final class ErrnoException extends Exception {
     @Serial
     private static final long serialVersionUID = 1L;
 
+    /** The errno, one of {@link Errno}'s constants. */
     private final int errno;
 
     /**
+     * Creates the exception.
+     *
      * @param errno  the errno, positive
      * @param detail what failed, for the message
      */
@@ -28,6 +31,8 @@ public final class ErrnoException extends Exception {
     }
 
     /**
+     * Creates the exception with its cause.
+     *
      * @param errno  the errno, positive
      * @param detail what failed, for the message
      * @param cause  the underlying failure
@@ -37,7 +42,7 @@ public final class ErrnoException extends Exception {
         this.errno = errno;
     }
 
-    /** @return the errno, one of {@link Errno}'s constants */
+    /** {@return the errno, one of {@link Errno}'s constants} */
     public int errno() {
         return errno;
     }

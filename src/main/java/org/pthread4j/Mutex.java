@@ -813,30 +813,30 @@ public final class Mutex {
     // introspection
 
     /**
-     * @return the owner id in the lock word (a kernel tid, or a virtual thread's id from
+     * {@return the owner id in the lock word (a kernel tid, or a virtual thread's id from
      *     {@link ThreadIds}), 0 when free or when the owner died and nobody claimed it yet,
-     *     0x3fffffff when unrecoverable; always 0 for a NORMAL mutex, which records no owner
+     *     0x3fffffff when unrecoverable; always 0 for a NORMAL mutex, which records no owner}
      */
     public int ownerId() {
         return tracked ? (int) INT.getVolatile(seg, LOCK) & OWNER_MASK : 0;
     }
 
-    /** @return whether the calling thread owns it; always false for a NORMAL mutex (no owner recorded) */
+    /** {@return whether the calling thread owns it; always false for a NORMAL mutex (no owner recorded)} */
     public boolean isHeldByCurrentThread() {
         return tracked && ((int) INT.getVolatile(seg, LOCK) & OWNER_MASK) == self().tid;
     }
 
-    /** @return the calling thread's holds: 0 if it does not own it, else 1 + the recursion count */
+    /** {@return the calling thread's holds: 0 if it does not own it, else 1 + the recursion count} */
     public int holdCount() {
         return isHeldByCurrentThread() ? (int) INT.getVolatile(seg, COUNT) + 1 : 0;
     }
 
-    /** @return {@code _m_waiters}: threads sleeping, or about to, in a lock */
+    /** {@return {@code _m_waiters}: threads sleeping, or about to, in a lock} */
     public int waiterCount() {
         return (int) INT.getVolatile(seg, WAITERS);
     }
 
-    /** @return the state of the lock word */
+    /** {@return the state of the lock word} */
     public State state() {
         final int w = (int) INT.getVolatile(seg, LOCK);
         if (w == 0) {
@@ -851,30 +851,32 @@ public final class Mutex {
         return (w & OWNER_DIED) != 0 ? State.OWNER_DIED : State.LOCKED;
     }
 
-    /** @return the attributes (for an attached mutex, decoded from {@code _m_type}) */
+    /** {@return the attributes (for an attached mutex, decoded from {@code _m_type})} */
     public MutexAttr attr() {
         return attr;
     }
 
-    /** @return {@code _m_type}: kind | {@link MutexLayout#ROBUST} | {@link MutexLayout#PSHARED} */
+    /** {@return {@code _m_type}: kind | {@link MutexLayout#ROBUST} | {@link MutexLayout#PSHARED}} */
     public int type() {
         return type;
     }
 
-    /** @return the kind: {@link MutexAttr#NORMAL}, {@link MutexAttr#RECURSIVE} or {@link MutexAttr#ERRORCHECK} */
+    /**
+     * {@return the kind: {@link MutexAttr#NORMAL}, {@link MutexAttr#RECURSIVE} or {@link MutexAttr#ERRORCHECK}}
+     */
     public int kind() {
         return kind;
     }
 
-    /** @return the block the mutex lives in */
+    /** {@return the block the mutex lives in} */
     Block block() {
         return block;
     }
 
     /**
-     * @return the offset in the block of the word its lock sleepers wait on (and a condvar
+     * {@return the offset in the block of the word its lock sleepers wait on (and a condvar
      *     requeues its waiters onto): {@link MutexLayout#SEQ} for a process-private mutex on a
-     *     backend without an atomic set-bit-and-wait, else {@link MutexLayout#LOCK}
+     *     backend without an atomic set-bit-and-wait, else {@link MutexLayout#LOCK}}
      */
     public long sleepOffset() {
         return seqSleep ? SEQ : LOCK;
@@ -888,12 +890,12 @@ public final class Mutex {
         Backoff.whileNonzero(seg, LOCK, -1, 0);
     }
 
-    /** @return the backend its lock word sleeps on */
+    /** {@return the backend its lock word sleeps on} */
     Futex futex() {
         return futex;
     }
 
-    /** @return musl's {@code priv}: whether futex calls on {@code _m_lock} carry the private flag */
+    /** {@return musl's {@code priv}: whether futex calls on {@code _m_lock} carry the private flag} */
     boolean priv() {
         return priv;
     }

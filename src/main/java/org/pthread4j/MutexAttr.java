@@ -46,7 +46,7 @@ public final class MutexAttr {
         this.futex = futex;
     }
 
-    /** @return a builder with the default attributes */
+    /** {@return a builder with the default attributes} */
     public static Builder builder() {
         return new Builder();
     }
@@ -65,32 +65,32 @@ public final class MutexAttr {
             .pshared((bits & MutexLayout.PSHARED) != 0).futex(futex).build();
     }
 
-    /** @return a builder starting from these attributes */
+    /** {@return a builder starting from these attributes} */
     public Builder toBuilder() {
         return new Builder().type(type).robust(robust).pshared(pshared).futex(futex);
     }
 
-    /** @return the kind: {@link #NORMAL}, {@link #RECURSIVE} or {@link #ERRORCHECK} */
+    /** {@return the kind: {@link #NORMAL}, {@link #RECURSIVE} or {@link #ERRORCHECK}} */
     public int type() {
         return type;
     }
 
-    /** @return whether the mutex is robust ({@code PTHREAD_MUTEX_ROBUST}) */
+    /** {@return whether the mutex is robust ({@code PTHREAD_MUTEX_ROBUST})} */
     public boolean robust() {
         return robust;
     }
 
-    /** @return whether the mutex is process-shared ({@code PTHREAD_PROCESS_SHARED}) */
+    /** {@return whether the mutex is process-shared ({@code PTHREAD_PROCESS_SHARED})} */
     public boolean pshared() {
         return pshared;
     }
 
-    /** @return the requested futex backend, or {@code null} for the default */
+    /** {@return the requested futex backend, or {@code null} for the default} */
     public Futex futex() {
         return futex;
     }
 
-    /** @return the {@code _m_type} word: kind | ROBUST (4) | PSHARED (128), musl's {@code __attr} */
+    /** {@return the {@code _m_type} word: kind | ROBUST (4) | PSHARED (128), musl's {@code __attr}} */
     public int bits() {
         return type | (robust ? MutexLayout.ROBUST : 0) | (pshared ? MutexLayout.PSHARED : 0);
     }
@@ -178,11 +178,12 @@ public final class MutexAttr {
         }
 
         /**
-         * @return the attributes
+         * {@return the attributes}
+         *
          * @throws IllegalArgumentException      when a process-shared or robust mutex is given a
-         *                                       backend that cannot serve shared words
+         *     backend that cannot serve shared words
          * @throws UnsupportedOperationException when robust is requested and the kernel robust
-         *                                       list is not available (musl's setrobust check)
+         *     list is not available (musl's setrobust check)
          */
         public MutexAttr build() {
             if ((robust || pshared) && futex != null && !futex.supportsShared()) {

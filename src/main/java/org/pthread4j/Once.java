@@ -172,17 +172,17 @@ public final class Once {
         }
     }
 
-    /** @return whether the initializer has completed (state 2) */
+    /** {@return whether the initializer has completed (state 2)} */
     public boolean isDone() {
         return block.get(CONTROL) == DONE;
     }
 
-    /** @return the control word: 0 not run, 1 running, 2 done, 3 running with sleepers */
+    /** {@return the control word: 0 not run, 1 running, 2 done, 3 running with sleepers} */
     public int state() {
         return block.get(CONTROL);
     }
 
-    /** @return the block this once lives in */
+    /** {@return the block this once lives in} */
     public Block block() {
         return block;
     }

@@ -28,6 +28,8 @@ public final class OnceLayout {
     }
 
     /**
+     * Checks that a block can hold a {@code pthread_once_t}.
+     *
      * @param block the block
      * @throws IllegalArgumentException when it cannot hold a {@code pthread_once_t}
      */
@@ -36,6 +38,8 @@ public final class OnceLayout {
     }
 
     /**
+     * Checks that a block holds an initialized {@code pthread_once_t}.
+     *
      * @param block the block
      * @throws IllegalArgumentException when it does not hold a state 0 to 3
      */

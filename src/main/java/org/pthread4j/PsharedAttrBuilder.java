@@ -28,8 +28,9 @@ abstract class PsharedAttrBuilder<A, B extends PsharedAttrBuilder<A, B>> {
     }
 
     /**
+     * {@return this}
+     *
      * @param pshared whether the primitive is process-shared
-     * @return this
      */
     public B pshared(final boolean pshared) {
         this.pshared = pshared;
@@ -52,14 +53,15 @@ abstract class PsharedAttrBuilder<A, B extends PsharedAttrBuilder<A, B>> {
     }
 
     /**
+     * {@return this}
+     *
      * @param futex backend for a private primitive (ignored for a process-shared one)
-     * @return this
      */
     public B futex(final Futex futex) {
         this.futex = futex;
         return self();
     }
 
-    /** @return the attributes */
+    /** {@return the attributes} */
     public abstract A build();
 }

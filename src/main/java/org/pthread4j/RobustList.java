@@ -117,12 +117,12 @@ final class RobustList {
         return new RobustList(tid, h);
     }
 
-    /** @return the address of this thread's head, as registered with the kernel */
+    /** {@return the address of this thread's head, as registered with the kernel} */
     long headAddress() {
         return headAddress;
     }
 
-    /** @return how many mutexes are on the list */
+    /** {@return how many mutexes are on the list} */
     int size() {
         return size;
     }

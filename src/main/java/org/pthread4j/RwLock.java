@@ -201,26 +201,26 @@ public final class RwLock {
         return new RwLock(block, Backing.futex(pshared, privateFutex), !pshared);
     }
 
-    /** @return the block this lock lives in */
+    /** {@return the block this lock lives in} */
     public Block block() {
         return block;
     }
 
     /**
-     * @return the offset in the block of the word its sleepers wait on: {@link RwLockLayout#SEQ}
+     * {@return the offset in the block of the word its sleepers wait on: {@link RwLockLayout#SEQ}
      *     for a process-private lock on a backend without an atomic set-bit-and-wait
-     *     ({@link SeqSleep}), else {@link RwLockLayout#LOCK}
+     *     ({@link SeqSleep}), else {@link RwLockLayout#LOCK}}
      */
     public long sleepOffset() {
         return seqSleep ? SEQ : LOCK;
     }
 
-    /** @return the futex backend this lock sleeps on */
+    /** {@return the futex backend this lock sleeps on} */
     public Futex futex() {
         return futex;
     }
 
-    /** @return whether the lock is process-shared ({@code _rw_shared} is 128) */
+    /** {@return whether the lock is process-shared ({@code _rw_shared} is 128)} */
     public boolean isPshared() {
         return !priv;
     }
@@ -609,28 +609,28 @@ public final class RwLock {
     // ------------------------------------------------------------------------------------------
     // Introspection (reads only; a snapshot that may be stale at once)
 
-    /** @return the raw lock word {@code _rw_lock} */
+    /** {@return the raw lock word {@code _rw_lock}} */
     public int word() {
         return block.get(LOCK);
     }
 
-    /** @return how many readers hold the lock, 0 when free or write-locked */
+    /** {@return how many readers hold the lock, 0 when free or write-locked} */
     public int readerCount() {
         final int cnt = block.get(LOCK) & COUNT_MASK;
         return cnt == WRITE_LOCKED ? 0 : cnt;
     }
 
-    /** @return whether a writer holds the lock */
+    /** {@return whether a writer holds the lock} */
     public boolean isWriteLocked() {
         return (block.get(LOCK) & COUNT_MASK) == WRITE_LOCKED;
     }
 
-    /** @return how many threads are inside a futex wait on the lock ({@code _rw_waiters}) */
+    /** {@return how many threads are inside a futex wait on the lock ({@code _rw_waiters})} */
     public int waiterCount() {
         return block.get(WAITERS);
     }
 
-    /** @return whether bit 31 of the lock word says sleepers may exist */
+    /** {@return whether bit 31 of the lock word says sleepers may exist} */
     public boolean hasWaitersBit() {
         return block.get(LOCK) < 0;
     }

@@ -18,20 +18,25 @@ public record RwLockAttr(boolean pshared, Futex futex) {
     public static final RwLockAttr PSHARED = new RwLockAttr(true, null);
 
     /**
+     * {@return private attributes on that backend}
+     *
      * @param futex backend for a private lock
-     * @return private attributes on that backend
      */
     public static RwLockAttr privateOn(final Futex futex) {
         return new RwLockAttr(false, futex);
     }
 
-    /** @return a builder starting from {@link #DEFAULT} */
+    /** {@return a builder starting from {@link #DEFAULT}} */
     public static Builder builder() {
         return new Builder();
     }
 
     /** Builds {@link RwLockAttr}s, with musl's {@code setpshared} check. */
     public static final class Builder extends PsharedAttrBuilder<RwLockAttr, Builder> {
+        /** Creates a builder with the defaults: process-private, the default backend. */
+        public Builder() {
+        }
+
         @Override
         public RwLockAttr build() {
             return new RwLockAttr(pshared, futex);

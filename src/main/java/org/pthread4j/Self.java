@@ -28,14 +28,15 @@ final class Self extends ThreadTable.Entry {
         this.tid = ThreadIds.current();
     }
 
-    /** @return the calling thread's identity */
+    /** {@return the calling thread's identity} */
     static Self current() {
         final Self s = ThreadTable.get(TABLE);
         return s != null ? s : ThreadTable.put(TABLE, CURRENT.get());
     }
 
     /**
-     * @return this thread's robust list, registered with the kernel on first use
+     * {@return this thread's robust list, registered with the kernel on first use}
+     *
      * @throws UnsupportedOperationException on a virtual thread or a thread without a kernel tid
      */
     RobustList robust() {
@@ -43,7 +44,7 @@ final class Self extends ThreadTable.Entry {
         return r != null ? r : (robust = RobustList.register(tid));
     }
 
-    /** @return this thread's robust list if it registered one, else {@code null} */
+    /** {@return this thread's robust list if it registered one, else {@code null}} */
     RobustList robustOrNull() {
         return robust;
     }

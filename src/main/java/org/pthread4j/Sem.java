@@ -230,7 +230,7 @@ public final class Sem {
         return fileKey == null ? Errno.EINVAL : NamedSems.close(this);
     }
 
-    /** @return the name this semaphore was opened by (without leading slashes), or null if unnamed */
+    /** {@return the name this semaphore was opened by (without leading slashes), or null if unnamed} */
     public String name() {
         return name;
     }
@@ -494,12 +494,12 @@ public final class Sem {
         return block.get(VALUE) & SEM_VALUE_MAX;
     }
 
-    /** @return how many threads are inside a wait ({@code __val[1]}), a snapshot */
+    /** {@return how many threads are inside a wait ({@code __val[1]}), a snapshot} */
     public int waiterCount() {
         return block.get(WAITERS);
     }
 
-    /** @return whether bit 31 of the word says sleepers may exist */
+    /** {@return whether bit 31 of the word says sleepers may exist} */
     public boolean hasWaitersBit() {
         return block.get(VALUE) < 0;
     }
@@ -513,17 +513,17 @@ public final class Sem {
         return 0;
     }
 
-    /** @return whether the semaphore is process-shared ({@code __val[2]} is 0) */
+    /** {@return whether the semaphore is process-shared ({@code __val[2]} is 0)} */
     public boolean isPshared() {
         return !priv;
     }
 
-    /** @return the block this semaphore lives in */
+    /** {@return the block this semaphore lives in} */
     public Block block() {
         return block;
     }
 
-    /** @return the futex backend this semaphore sleeps on */
+    /** {@return the futex backend this semaphore sleeps on} */
     public Futex futex() {
         return futex;
     }

@@ -102,12 +102,12 @@ public final class SpinLock {
         return 0;
     }
 
-    /** @return whether the lock is held, a snapshot */
+    /** {@return whether the lock is held, a snapshot} */
     public boolean isLocked() {
         return block.get(LOCK) != 0;
     }
 
-    /** @return the block this lock lives in */
+    /** {@return the block this lock lives in} */
     public Block block() {
         return block;
     }

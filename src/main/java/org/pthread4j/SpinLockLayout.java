@@ -22,6 +22,8 @@ public final class SpinLockLayout {
     }
 
     /**
+     * Checks that a block can hold a {@code pthread_spinlock_t}.
+     *
      * @param block the block
      * @throws IllegalArgumentException when it cannot hold a {@code pthread_spinlock_t}
      */
@@ -30,6 +32,8 @@ public final class SpinLockLayout {
     }
 
     /**
+     * Checks that a block holds an initialized {@code pthread_spinlock_t}.
+     *
      * @param block the block
      * @throws IllegalArgumentException when the word is neither 0 nor EBUSY
      */

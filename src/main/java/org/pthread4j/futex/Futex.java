@@ -199,9 +199,9 @@ public interface Futex {
         return wait(seg, off, val, priv);
     }
 
-    /** @return whether this backend serves shared (cross-process) words */
+    /** {@return whether this backend serves shared (cross-process) words} */
     boolean supportsShared();
 
-    /** @return a short name for tables and messages ({@code "linux"}, {@code "parking"}) */
+    /** {@return a short name for tables and messages ({@code "linux"}, {@code "parking"})} */
     String name();
 }

@@ -46,7 +46,7 @@ public final class FutexTrace {
      */
     public record Event(long seq, long nanos, String thread, String backend, String op, long address, boolean priv,
                         long value, long address2, int result) {
-        /** @return the event as one timeline line, times relative to {@code origin} */
+        /** {@return the event as one timeline line, times relative to {@code origin}} */
         String format(final long origin) {
             final String res = op.equals("wait") || op.startsWith("set_") || op.equals("swap")
                 ? Errno.name(result) : (result < 0 ? Errno.name(result) : Integer.toString(result));
@@ -95,7 +95,7 @@ public final class FutexTrace {
         ring = null;
     }
 
-    /** @return whether operations are being recorded */
+    /** {@return whether operations are being recorded} */
     public static boolean isEnabled() {
         return ring != null;
     }
@@ -119,7 +119,7 @@ public final class FutexTrace {
             Thread.currentThread().getName(), backend.name(), op, address, priv, value, address2, result));
     }
 
-    /** @return the recorded operations, oldest first */
+    /** {@return the recorded operations, oldest first} */
     public static List<Event> snapshot() {
         final Ring r = ring;
         final List<Event> out = new ArrayList<>();

@@ -47,26 +47,27 @@ public final class Futexes {
     private Futexes() {
     }
 
-    /** @return the kernel backend */
+    /** {@return the kernel backend} */
     public static LinuxFutex linux() {
         return Holder.LINUX;
     }
 
     /**
-     * @return a kernel backend whose private operations are answered with ENOSYS, as a kernel
-     *     without private futexes answers, so every private call takes musl's fallback path
+     * {@return a kernel backend whose private operations are answered with ENOSYS, as a kernel
+     *     without private futexes answers, so every private call takes musl's fallback path}
      */
     public static LinuxFutex linuxNoPrivate() {
         return Holder.LINUX_NOPRIVATE;
     }
 
-    /** @return the shared parking backend ({@value ParkingFutex#DEFAULT_BUCKETS} buckets, FIFO) */
+    /** {@return the shared parking backend ({@value ParkingFutex#DEFAULT_BUCKETS} buckets, FIFO)} */
     public static ParkingFutex parking() {
         return ParkingHolder.PARKING;
     }
 
     /**
-     * @return the backend for private words chosen by {@value #PROPERTY} (default parking)
+     * {@return the backend for private words chosen by {@value #PROPERTY} (default parking)}
+     *
      * @throws IllegalArgumentException when the property names no backend (the message lists the valid values)
      */
     public static Futex defaultPrivate() {
@@ -83,14 +84,15 @@ public final class Futexes {
         return f;
     }
 
-    /** @return the backend for process-shared words: the kernel */
+    /** {@return the backend for process-shared words: the kernel} */
     public static Futex shared() {
         return "linux-noprivate".equals(defaultPrivate().name()) ? linuxNoPrivate() : linux();
     }
 
     /**
+     * {@return that backend}
+     *
      * @param name {@code parking}, {@code linux} or {@code linux-noprivate}
-     * @return that backend
      * @throws IllegalArgumentException for another name
      */
     public static Futex byName(final String name) {
@@ -104,7 +106,7 @@ public final class Futexes {
         };
     }
 
-    /** @return every backend for private words: parking, linux, linux-noprivate */
+    /** {@return every backend for private words: parking, linux, linux-noprivate} */
     public static List<Futex> allPrivate() {
         return List.of(parking(), linux(), linuxNoPrivate());
     }

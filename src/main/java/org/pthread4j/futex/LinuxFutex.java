@@ -70,12 +70,12 @@ public final class LinuxFutex implements Futex {
         this.name = name;
     }
 
-    /** @return whether a private call was answered with ENOSYS, so this backend now omits the flag */
+    /** {@return whether a private call was answered with ENOSYS, so this backend now omits the flag} */
     public boolean privateFlagRejected() {
         return privateUnsupported;
     }
 
-    /** @return how many calls were reissued without the private flag */
+    /** {@return how many calls were reissued without the private flag} */
     public long fallbackCount() {
         return fallbacks.sum();
     }

@@ -105,12 +105,12 @@ public final class ParkingFutex implements Futex {
             "parking" + (priorityOrder ? "-prio" : "") + (bucketCount != DEFAULT_BUCKETS ? "-" + bucketCount : ""));
     }
 
-    /** @return the number of hash buckets */
+    /** {@return the number of hash buckets} */
     public int bucketCount() {
         return buckets.length;
     }
 
-    /** @return whether wakeups are priority-ordered */
+    /** {@return whether wakeups are priority-ordered} */
     public boolean isPriorityOrdered() {
         return priorityOrder;
     }
@@ -137,7 +137,7 @@ public final class ParkingFutex implements Futex {
         return r;
     }
 
-    /** @return true: {@link #setBitWait} checks, sets and enqueues under the bucket lock */
+    /** {@return true: {@link #setBitWait} checks, sets and enqueues under the bucket lock} */
     @Override
     public boolean atomicSetBitWait() {
         return true;
@@ -294,7 +294,7 @@ public final class ParkingFutex implements Futex {
         return result;
     }
 
-    /** @return true if the waiter was still queued and is now removed; false if a wake got it first */
+    /** {@return true if the waiter was still queued and is now removed; false if a wake got it first} */
     private boolean cancel(final Waiter w) {
         for (;;) {
             final Bucket b = w.bucket;

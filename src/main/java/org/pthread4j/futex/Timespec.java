@@ -27,12 +27,12 @@ public record Timespec(long sec, long nsec) {
 
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
-    /** @return whether {@code nsec} is in {@code [0, 1e9)}, the only check POSIX asks for. */
+    /** {@return whether {@code nsec} is in {@code [0, 1e9)}, the only check POSIX asks for.} */
     public boolean isValid() {
         return nsec >= 0 && nsec < NANOS_PER_SECOND;
     }
 
-    /** @return the deadline in nanoseconds on its clock, saturated at {@code Long.MAX_VALUE}. */
+    /** {@return the deadline in nanoseconds on its clock, saturated at {@code Long.MAX_VALUE}.} */
     public long toNanos() {
         if (sec >= Long.MAX_VALUE / NANOS_PER_SECOND) {
             return Long.MAX_VALUE;
@@ -44,8 +44,9 @@ public record Timespec(long sec, long nsec) {
     }
 
     /**
+     * {@return whether the clock is one this library knows}
+     *
      * @param clock {@link #CLOCK_REALTIME} or {@link #CLOCK_MONOTONIC}
-     * @return whether the clock is one this library knows
      */
     public static boolean isClock(final int clock) {
         return clock == CLOCK_REALTIME || clock == CLOCK_MONOTONIC;
@@ -70,8 +71,9 @@ public record Timespec(long sec, long nsec) {
     }
 
     /**
+     * {@return the clock's current time as a timespec}
+     *
      * @param clock the clock
-     * @return the clock's current time as a timespec
      */
     public static Timespec now(final int clock) {
         return ofNanos(nowNanos(clock));
@@ -93,8 +95,9 @@ public record Timespec(long sec, long nsec) {
     }
 
     /**
+     * {@return the same instant as a valid timespec}
+     *
      * @param nanos nanoseconds since a clock's epoch
-     * @return the same instant as a valid timespec
      */
     public static Timespec ofNanos(final long nanos) {
         return new Timespec(Math.floorDiv(nanos, NANOS_PER_SECOND), Math.floorMod(nanos, NANOS_PER_SECOND));

@@ -10,8 +10,9 @@ public final class NativeAccess {
     }
 
     /**
+     * {@return the exception to throw in its place}
+     *
      * @param cause the JVM's refusal
-     * @return the exception to throw in its place
      */
     public static IllegalCallerException denied(final IllegalCallerException cause) {
         final Module module = NativeAccess.class.getModule();

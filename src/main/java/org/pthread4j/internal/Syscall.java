@@ -124,12 +124,12 @@ public final class Syscall {
         return r;
     }
 
-    /** @return the calling kernel thread's id ({@code gettid}) */
+    /** {@return the calling kernel thread's id ({@code gettid})} */
     public static int gettid() {
         return (int) call(SYS_GETTID, 0, 0, 0, 0, 0, 0);
     }
 
-    /** @return this process's id */
+    /** {@return this process's id} */
     public static int getpid() {
         return (int) ProcessHandle.current().pid();
     }

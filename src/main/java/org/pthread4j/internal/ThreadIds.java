@@ -40,19 +40,20 @@ public final class ThreadIds {
         return new Ids(VIRTUAL_BASE + n, false);
     }
 
-    /** @return the calling thread's owner id, nonzero and below 2^30 */
+    /** {@return the calling thread's owner id, nonzero and below 2^30} */
     public static int current() {
         return IDS.get().id();
     }
 
-    /** @return whether the calling thread's id is its kernel tid (a platform thread on Linux) */
+    /** {@return whether the calling thread's id is its kernel tid (a platform thread on Linux)} */
     public static boolean currentIsKernelTid() {
         return IDS.get().kernel();
     }
 
     /**
+     * {@return whether it is a kernel thread id rather than a virtual thread's}
+     *
      * @param id an owner id
-     * @return whether it is a kernel thread id rather than a virtual thread's
      */
     public static boolean isKernelTid(final int id) {
         return id > 0 && id < VIRTUAL_BASE;

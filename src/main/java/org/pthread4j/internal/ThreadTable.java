@@ -42,7 +42,7 @@ public final class ThreadTable {
             this.thread = Thread.currentThread().threadId();
         }
 
-        /** @return {@link Thread#threadId()} of the thread that made the entry */
+        /** {@return {@link Thread#threadId()} of the thread that made the entry} */
         public final long threadId() {
             return thread;
         }
@@ -52,8 +52,9 @@ public final class ThreadTable {
     }
 
     /**
+     * {@return the length of the array that makes a table of {@code size} slots}
+     *
      * @param size the number of slots, a power of two
-     * @return the length of the array that makes a table of {@code size} slots
      * @throws IllegalArgumentException when {@code size} is not a positive power of two, or too large
      */
     public static int length(final int size) {
@@ -64,9 +65,10 @@ public final class ThreadTable {
     }
 
     /**
+     * {@return the calling thread's entry, or {@code null} when its slot holds another's or none}
+     *
      * @param table an array made with {@link #length(int)}
      * @param <T>   the entry type
-     * @return the calling thread's entry, or {@code null} when its slot holds another's or none
      * @throws ArrayIndexOutOfBoundsException for an array not made with {@link #length(int)}
      */
     public static <T extends Entry> T get(final T[] table) {

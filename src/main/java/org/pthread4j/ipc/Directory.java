@@ -211,27 +211,27 @@ final class Directory {
         return String.format("0x%08x", state);
     }
 
-    /** @return the entry's state word, volatile */
+    /** {@return the entry's state word, volatile} */
     int state(final int index) {
         return (int) org.pthread4j.memory.Block.INT.getVolatile(seg, entryOffset(index) + ENTRY_STATE_OFFSET);
     }
 
-    /** @return the number of validated published entries */
+    /** {@return the number of validated published entries} */
     synchronized int readyCount() {
         return slots.size();
     }
 
-    /** @return the validated entry with this name, or null */
+    /** {@return the validated entry with this name, or null} */
     synchronized SlotInfo byName(final String name) {
         return byName.get(name);
     }
 
-    /** @return the validated published entries, in index order */
+    /** {@return the validated published entries, in index order} */
     synchronized List<SlotInfo> slots() {
         return List.copyOf(slots);
     }
 
-    /** @return where the next slot's block goes: past every published block, cache-line aligned */
+    /** {@return where the next slot's block goes: past every published block, cache-line aligned} */
     synchronized long nextOffset() {
         return align(dataEnd, SLOT_ALIGNMENT);
     }

@@ -81,12 +81,12 @@ public final class FutexDoorbell {
         return Math.max(r, 0);
     }
 
-    /** @return the sequence word */
+    /** {@return the sequence word} */
     public int seq() {
         return block.get(SEQ_OFFSET);
     }
 
-    /** @return consumers registered to sleep */
+    /** {@return consumers registered to sleep} */
     public int sleepers() {
         return block.get(SLEEPERS_OFFSET);
     }

@@ -42,6 +42,8 @@ public final class FutexIdleStrategy implements IdleStrategy {
     private volatile long sleeps;
 
     /**
+     * An idle strategy with the default spins and yields before it sleeps on the doorbell.
+     *
      * @param doorbell the doorbell producers ring
      */
     public FutexIdleStrategy(final FutexDoorbell doorbell) {
@@ -49,6 +51,8 @@ public final class FutexIdleStrategy implements IdleStrategy {
     }
 
     /**
+     * An idle strategy that spins, then yields, then sleeps on the doorbell.
+     *
      * @param doorbell  the doorbell producers ring
      * @param maxSpins  spins before yielding, at least 0
      * @param maxYields yields before sleeping, at least 0
@@ -114,7 +118,7 @@ public final class FutexIdleStrategy implements IdleStrategy {
         state = NOT_IDLE;
     }
 
-    /** @return how many times this strategy went to sleep on the futex */
+    /** {@return how many times this strategy went to sleep on the futex} */
     public long sleeps() {
         return sleeps;
     }

@@ -35,19 +35,20 @@ public final class Liveness {
     private Liveness() {
     }
 
-    /** @return this process's id */
+    /** {@return this process's id} */
     public static int selfPid() {
         return SELF_PID;
     }
 
-    /** @return this process's start stamp, 0 when {@code /proc} cannot be read */
+    /** {@return this process's start stamp, 0 when {@code /proc} cannot be read} */
     public static int selfStamp() {
         return SELF_STAMP;
     }
 
     /**
+     * {@return whether it runs}
+     *
      * @param id a process or thread id
-     * @return whether it runs
      */
     public static Status status(final int id) {
         if (id <= 0) {
@@ -82,8 +83,9 @@ public final class Liveness {
     }
 
     /**
+     * {@return its start stamp, 0 when it cannot be read}
+     *
      * @param pid a process id
-     * @return its start stamp, 0 when it cannot be read
      */
     public static int readStamp(final int pid) {
         final String stat = readStat(pid);

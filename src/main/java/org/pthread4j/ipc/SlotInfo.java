@@ -12,7 +12,7 @@ package org.pthread4j.ipc;
  * @param creatorPid the pid of the process that created it
  */
 public record SlotInfo(int index, String name, SlotType type, long offset, int size, int creatorPid) {
-    /** @return the offset just past the block */
+    /** {@return the offset just past the block} */
     public long end() {
         return offset + size;
     }

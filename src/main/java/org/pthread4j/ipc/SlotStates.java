@@ -31,9 +31,10 @@ final class SlotStates {
     }
 
     /**
+     * {@return its state}
+     *
      * @param type  the slot's type
      * @param words the block's first words (all of them for the primitives)
-     * @return its state
      */
     static State decode(final SlotType type, final int[] words) {
         return switch (type) {

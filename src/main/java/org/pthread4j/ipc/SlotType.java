@@ -46,32 +46,34 @@ public enum SlotType {
         this.size = size;
     }
 
-    /** @return the code stored in a directory entry */
+    /** {@return the code stored in a directory entry} */
     public int code() {
         return code;
     }
 
-    /** @return the lower-case name used in messages and by {@code inspect} */
+    /** {@return the lower-case name used in messages and by {@code inspect}} */
     public String label() {
         return label;
     }
 
-    /** @return the size of musl's type in bytes, or 0 for {@link #RAW} (any size) */
+    /** {@return the size of musl's type in bytes, or 0 for {@link #RAW} (any size)} */
     public int size() {
         return size;
     }
 
     /**
+     * {@return whether a slot of this type may have that size}
+     *
      * @param size a slot size
-     * @return whether a slot of this type may have that size
      */
     public boolean accepts(final long size) {
         return this == RAW ? size >= MIN_RAW_SIZE && size <= Integer.MAX_VALUE : size == this.size;
     }
 
     /**
+     * {@return the type, or null for an unknown code}
+     *
      * @param code a stored type code
-     * @return the type, or null for an unknown code
      */
     public static SlotType ofCode(final int code) {
         return code > 0 && code < BY_CODE.length ? BY_CODE[code] : null;

@@ -708,8 +708,9 @@ public final class SyncFile implements AutoCloseable {
     }
 
     /**
-     * @return every published slot, in directory order, including those other processes
-     *     published since this file was opened
+     * {@return every published slot, in directory order, including those other processes
+     *     published since this file was opened}
+     *
      * @throws IllegalStateException when this file is closed
      * @throws UncheckedIOException  wrapping a {@link SyncFileFormatException} for a corrupt entry
      */
@@ -732,29 +733,30 @@ public final class SyncFile implements AutoCloseable {
         return memory.block(info.offset(), info.size(), MIN_SLOT_ALIGNMENT);
     }
 
-    /** @return the validated header */
+    /** {@return the validated header} */
     public SyncFileHeader header() {
         return dir.header();
     }
 
-    /** @return the file's absolute path */
+    /** {@return the file's absolute path} */
     public Path path() {
         return path;
     }
 
-    /** @return the mapping (for code that places its own words; closing it closes this file's blocks) */
+    /** {@return the mapping (for code that places its own words; closing it closes this file's blocks)} */
     public Memory memory() {
         return memory;
     }
 
-    /** @return how long a lookup waits for a live process that is creating an entry */
+    /** {@return how long a lookup waits for a live process that is creating an entry} */
     public Duration creationTimeout() {
         return Duration.ofNanos(creationTimeoutNanos);
     }
 
     /**
+     * {@return this file}
+     *
      * @param timeout how long a lookup waits for a live process that is creating an entry
-     * @return this file
      */
     public SyncFile creationTimeout(final Duration timeout) {
         if (timeout.isNegative()) {
@@ -764,7 +766,7 @@ public final class SyncFile implements AutoCloseable {
         return this;
     }
 
-    /** @return whether {@link #close()} has not been called */
+    /** {@return whether {@link #close()} has not been called} */
     public boolean isOpen() {
         return !closed.get();
     }

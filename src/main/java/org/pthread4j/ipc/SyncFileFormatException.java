@@ -46,10 +46,14 @@ public final class SyncFileFormatException extends IOException {
     }
 
     private final transient java.nio.file.Path path;
+    /** The kind of problem. */
     private final Problem problem;
+    /** What exactly is wrong, without the file name. */
     private final String detail;
 
     /**
+     * Creates the exception for one problem in one file.
+     *
      * @param path    the file
      * @param problem the kind of problem
      * @param detail  what exactly is wrong, without the file name
@@ -61,17 +65,17 @@ public final class SyncFileFormatException extends IOException {
         this.detail = detail;
     }
 
-    /** @return the file */
+    /** {@return the file} */
     public java.nio.file.Path path() {
         return path;
     }
 
-    /** @return the kind of problem */
+    /** {@return the kind of problem} */
     public Problem problem() {
         return problem;
     }
 
-    /** @return what is wrong, without the file name */
+    /** {@return what is wrong, without the file name} */
     public String detail() {
         return detail;
     }

@@ -109,8 +109,9 @@ public final class SyncFileInspector {
     }
 
     /**
+     * {@return it as text for a person}
+     *
      * @param r a report
-     * @return it as text for a person
      */
     public static String text(final Report r) {
         final SyncFileHeader h = r.header();
@@ -138,8 +139,9 @@ public final class SyncFileInspector {
     }
 
     /**
+     * {@return it as one JSON object}
+     *
      * @param r a report
-     * @return it as one JSON object
      */
     public static String json(final Report r) {
         final SyncFileHeader h = r.header();
@@ -187,8 +189,9 @@ public final class SyncFileInspector {
     }
 
     /**
+     * {@return it as a JSON string literal}
+     *
      * @param s a string
-     * @return it as a JSON string literal
      */
     public static String quote(final String s) {
         final StringBuilder sb = new StringBuilder("\"");

@@ -115,32 +115,36 @@ public final class SyncFileLayout {
     }
 
     /**
+     * {@return where the data area starts: after the header and the directory}
+     *
      * @param capacity directory entries
-     * @return where the data area starts: after the header and the directory
      */
     public static int dataStart(final int capacity) {
         return HEADER_SIZE + capacity * ENTRY_SIZE;
     }
 
     /**
+     * {@return the entry's offset in the file}
+     *
      * @param index an entry's index
-     * @return the entry's offset in the file
      */
     public static long entryOffset(final int index) {
         return HEADER_SIZE + (long) index * ENTRY_SIZE;
     }
 
     /**
+     * {@return the state word of an entry being created by it}
+     *
      * @param pid the claiming process
-     * @return the state word of an entry being created by it
      */
     public static int creating(final int pid) {
         return CREATING_BIT | pid;
     }
 
     /**
+     * {@return whether it says "being created" with a plausible pid}
+     *
      * @param state a state word
-     * @return whether it says "being created" with a plausible pid
      */
     public static boolean isCreating(final int state) {
         final int pid = state & ~CREATING_BIT;
@@ -148,17 +152,19 @@ public final class SyncFileLayout {
     }
 
     /**
+     * {@return the pid of the claiming process}
+     *
      * @param state a CREATING state word
-     * @return the pid of the claiming process
      */
     public static int creatingPid(final int state) {
         return state & ~CREATING_BIT;
     }
 
     /**
+     * {@return the smallest multiple of {@code alignment} not below {@code value}}
+     *
      * @param value a byte offset
      * @param alignment a power of two
-     * @return the smallest multiple of {@code alignment} not below {@code value}
      */
     public static long align(final long value, final long alignment) {
         return (value + alignment - 1) & -alignment;
@@ -188,8 +194,9 @@ public final class SyncFileLayout {
     }
 
     /**
+     * {@return whether it may appear in a slot name}
+     *
      * @param c a character or byte value
-     * @return whether it may appear in a slot name
      */
     public static boolean isNameChar(final int c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')

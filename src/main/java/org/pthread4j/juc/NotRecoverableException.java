@@ -13,6 +13,8 @@ public class NotRecoverableException extends IllegalStateException {
     private static final long serialVersionUID = 1L;
 
     /**
+     * Creates the exception for a lock that can never be acquired again.
+     *
      * @param what the lock (in the message)
      */
     public NotRecoverableException(final Object what) {

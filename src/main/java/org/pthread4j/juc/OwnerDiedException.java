@@ -38,6 +38,8 @@ public class OwnerDiedException extends IllegalStateException {
     private final transient PthreadLock lock;
 
     /**
+     * Creates the exception for a lock the current thread now holds in the owner-died state.
+     *
      * @param lock the lock that was acquired in the owner-died state
      */
     public OwnerDiedException(final PthreadLock lock) {
@@ -46,7 +48,7 @@ public class OwnerDiedException extends IllegalStateException {
         this.lock = lock;
     }
 
-    /** @return the lock, held by the thread that caught this exception */
+    /** {@return the lock, held by the thread that caught this exception} */
     public PthreadLock lock() {
         return lock;
     }

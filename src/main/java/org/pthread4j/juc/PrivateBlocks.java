@@ -28,9 +28,10 @@ final class PrivateBlocks {
     }
 
     /**
+     * {@return a zeroed block of its own private memory, freed when the block's segment is unreachable}
+     *
      * @param size      bytes
      * @param alignment alignment of the block
-     * @return a zeroed block of its own private memory, freed when the block's segment is unreachable
      */
     static Block allocate(final int size, final int alignment) {
         final Memory memory = Memory.allocate(size, alignment);

@@ -64,7 +64,7 @@ public final class PthreadCondition implements Condition {
 
     /** What a condition needs from the lock it belongs to. */
     abstract static class Owner {
-        /** @return whether the current thread holds the lock */
+        /** {@return whether the current thread holds the lock} */
         abstract boolean isHeldByCurrentThread();
 
         /**
@@ -93,21 +93,21 @@ public final class PthreadCondition implements Condition {
             }
         }
 
-        /** @return the lock, for messages */
+        /** {@return the lock, for messages} */
         abstract String describe();
     }
 
-    /** @return the condvar under this condition */
+    /** {@return the condvar under this condition} */
     public Cond cond() {
         return cond;
     }
 
-    /** @return the mutex the condvar waits with */
+    /** {@return the mutex the condvar waits with} */
     Mutex mutex() {
         return mutex;
     }
 
-    /** @return the lock this condition belongs to */
+    /** {@return the lock this condition belongs to} */
     Owner owner() {
         return owner;
     }
@@ -221,7 +221,7 @@ public final class PthreadCondition implements Condition {
         return r != Errno.ETIMEDOUT;
     }
 
-    /** @return {@code base + millis * 1e6}, saturated */
+    /** {@return {@code base + millis * 1e6}, saturated} */
     private static long saturatedMillisToNanos(final long millis, final long base) {
         final long max = (Long.MAX_VALUE - Math.max(base, 0)) / 1_000_000L;
         final long min = (Long.MIN_VALUE - Math.min(base, 0)) / 1_000_000L;

@@ -167,7 +167,7 @@ public final class PthreadLock implements Lock {
         return attr;
     }
 
-    /** @return the mutex under this lock */
+    /** {@return the mutex under this lock} */
     public Mutex mutex() {
         return mutex;
     }
@@ -336,61 +336,62 @@ public final class PthreadLock implements Lock {
     // Introspection, as ReentrantLock
 
     /**
-     * @return how many times the current thread holds the lock, 0 when it does not
-     *     ({@code _m_count} + 1 for the owner)
+     * {@return how many times the current thread holds the lock, 0 when it does not
+     *     ({@code _m_count} + 1 for the owner)}
      */
     public int getHoldCount() {
         return mutex.holdCount();
     }
 
-    /** @return whether the current thread holds the lock */
+    /** {@return whether the current thread holds the lock} */
     public boolean isHeldByCurrentThread() {
         return mutex.isHeldByCurrentThread();
     }
 
     /**
-     * @return whether any thread (of any process sharing the lock) holds it; also true for a
-     *     robust lock whose owner died (until the next acquisition) or that is unrecoverable
+     * {@return whether any thread (of any process sharing the lock) holds it; also true for a
+     *     robust lock whose owner died (until the next acquisition) or that is unrecoverable}
      */
     public boolean isLocked() {
         return mutex.state() != Mutex.State.FREE;
     }
 
-    /** @return false: musl's mutex is not fair */
+    /** {@return false: musl's mutex is not fair} */
     public boolean isFair() {
         return false;
     }
 
     /**
-     * @return the owner's thread id ({@link org.pthread4j.internal.ThreadIds}: the kernel tid of a
-     *     platform thread), 0 when the lock is free
+     * {@return the owner's thread id ({@link org.pthread4j.internal.ThreadIds}: the kernel tid of a
+     *     platform thread), 0 when the lock is free}
      */
     public int getOwnerId() {
         return mutex.ownerId();
     }
 
     /**
-     * @return whether threads may be waiting to acquire the lock ({@code _m_waiters} nonzero): an
-     *     estimate, as in {@code ReentrantLock}
+     * {@return whether threads may be waiting to acquire the lock ({@code _m_waiters} nonzero): an
+     *     estimate, as in {@code ReentrantLock}}
      */
     public boolean hasQueuedThreads() {
         return mutex.waiterCount() > 0;
     }
 
     /**
-     * @return an estimate of the threads waiting to acquire the lock, in every process sharing it:
+     * {@return an estimate of the threads waiting to acquire the lock, in every process sharing it:
      *     {@code _m_waiters}, the threads in the sleeping phase of a lock (it may count one more
      *     while a group of waiters released by a condition's {@code signalAll} drains; it does not
      *     count a thread still spinning, or polling after its spin saw the holder relock: up to
-     *     {@link org.pthread4j.Mutex#POLLS} sleeps of {@link org.pthread4j.Mutex#POLL_NANOS})
+     *     {@link org.pthread4j.Mutex#POLLS} sleeps of {@link org.pthread4j.Mutex#POLL_NANOS})}
      */
     public int getQueueLength() {
         return mutex.waiterCount();
     }
 
     /**
+     * {@return whether threads may be waiting on it}
+     *
      * @param condition a condition of this lock
-     * @return whether threads may be waiting on it
      * @throws IllegalMonitorStateException when the current thread does not hold this lock
      * @throws IllegalArgumentException     when the condition is not one of this lock's
      * @throws NullPointerException         when the condition is null
@@ -400,8 +401,9 @@ public final class PthreadLock implements Lock {
     }
 
     /**
+     * {@return an estimate of the threads waiting on it ({@link Cond#waiterCount()})}
+     *
      * @param condition a condition of this lock
-     * @return an estimate of the threads waiting on it ({@link Cond#waiterCount()})
      * @throws IllegalMonitorStateException when the current thread does not hold this lock
      * @throws IllegalArgumentException     when the condition is not one of this lock's
      * @throws NullPointerException         when the condition is null
@@ -418,9 +420,9 @@ public final class PthreadLock implements Lock {
     }
 
     /**
-     * @return {@code ReentrantLock}'s form with the owner's id instead of its name:
+     * {@return {@code ReentrantLock}'s form with the owner's id instead of its name:
      *     {@code PthreadLock@1b6d3586[Locked by thread id 4242 (current), waiters=1; Mutex[...]]},
-     *     or {@code [Unlocked; ...]}, {@code [Owner died; ...]}, {@code [Not recoverable; ...]}
+     *     or {@code [Unlocked; ...]}, {@code [Owner died; ...]}, {@code [Not recoverable; ...]}}
      */
     @Override
     public String toString() {

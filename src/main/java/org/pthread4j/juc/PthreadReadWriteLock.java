@@ -156,7 +156,7 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
         return new PthreadReadWriteLock(Objects.requireNonNull(rw, "rw"));
     }
 
-    /** @return the rwlock under this lock */
+    /** {@return the rwlock under this lock} */
     public RwLock rwLock() {
         return rw;
     }
@@ -174,50 +174,51 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
     // ---------------------------------------------------------------------------------------
     // Introspection, as ReentrantReadWriteLock
 
-    /** @return false: musl's rwlock prefers readers and is not fair */
+    /** {@return false: musl's rwlock prefers readers and is not fair} */
     public boolean isFair() {
         return false;
     }
 
-    /** @return how many threads hold the read lock (of every process sharing it), 0 when write-locked */
+    /** {@return how many threads hold the read lock (of every process sharing it), 0 when write-locked} */
     public int getReadLockCount() {
         return rw.readerCount();
     }
 
-    /** @return whether some thread (of any process sharing the lock) holds the write lock */
+    /** {@return whether some thread (of any process sharing the lock) holds the write lock} */
     public boolean isWriteLocked() {
         return rw.isWriteLocked();
     }
 
-    /** @return whether the current thread holds the write lock */
+    /** {@return whether the current thread holds the write lock} */
     public boolean isWriteLockedByCurrentThread() {
         return writer == Thread.currentThread();
     }
 
-    /** @return the current thread's write holds, 0 when it does not hold the write lock */
+    /** {@return the current thread's write holds, 0 when it does not hold the write lock} */
     public int getWriteHoldCount() {
         return isWriteLockedByCurrentThread() ? writeHolds : 0;
     }
 
-    /** @return the current thread's read holds */
+    /** {@return the current thread's read holds} */
     public int getReadHoldCount() {
         final Holds h = existingHolds();
         return h == null ? 0 : h.count;
     }
 
-    /** @return whether threads may be waiting to acquire either lock ({@code _rw_waiters} nonzero) */
+    /** {@return whether threads may be waiting to acquire either lock ({@code _rw_waiters} nonzero)} */
     public boolean hasQueuedThreads() {
         return rw.waiterCount() > 0;
     }
 
-    /** @return an estimate of the threads waiting to acquire either lock ({@code _rw_waiters}) */
+    /** {@return an estimate of the threads waiting to acquire either lock ({@code _rw_waiters})} */
     public int getQueueLength() {
         return rw.waiterCount();
     }
 
     /**
+     * {@return whether threads may be waiting on it}
+     *
      * @param condition a condition of this lock's write lock
-     * @return whether threads may be waiting on it
      * @throws IllegalMonitorStateException when the current thread does not hold the write lock
      * @throws IllegalArgumentException     when the condition is not one of this lock's
      */
@@ -226,8 +227,9 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
     }
 
     /**
+     * {@return an estimate of the threads waiting on it}
+     *
      * @param condition a condition of this lock's write lock
-     * @return an estimate of the threads waiting on it
      * @throws IllegalMonitorStateException when the current thread does not hold the write lock
      * @throws IllegalArgumentException     when the condition is not one of this lock's
      */
@@ -243,10 +245,10 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
     }
 
     /**
-     * @return {@code ReentrantReadWriteLock}'s form:
+     * {@return {@code ReentrantReadWriteLock}'s form:
      *     {@code PthreadReadWriteLock@1b6d3586[Write locks = 1, Read locks = 0; RwLock[...]]},
      *     where the write count is the current thread's holds (1 when another thread or process
-     *     writes) and the read count is the number of reading threads
+     *     writes) and the read count is the number of reading threads}
      */
     @Override
     public String toString() {
@@ -258,13 +260,13 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
     // ---------------------------------------------------------------------------------------
     // The two locks' bodies
 
-    /** @return the current thread's holds, made on its first read */
+    /** {@return the current thread's holds, made on its first read} */
     private Holds holds() {
         final Holds h = ThreadTable.get(recent);
         return h != null ? h : holdsMiss(true);
     }
 
-    /** @return the current thread's holds, or null if it never read */
+    /** {@return the current thread's holds, or null if it never read} */
     private Holds existingHolds() {
         final Holds h = ThreadTable.get(recent);
         return h != null ? h : holdsMiss(false);
@@ -283,7 +285,7 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
         return ThreadTable.put(recent, h);
     }
 
-    /** @return whether the current thread holds read locks (then it may not wait for the write lock) */
+    /** {@return whether the current thread holds read locks (then it may not wait for the write lock)} */
     private boolean holdsRead() {
         final Holds h = existingHolds();
         return h != null && h.count > 0;
@@ -322,7 +324,9 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
         }
     }
 
-    /** @return true when the read lock was taken by counting only (the thread holds it already, or writes) */
+    /**
+     * {@return true when the read lock was taken by counting only (the thread holds it already, or writes)}
+     */
     private boolean reenterRead(final Holds h) {
         if (h.count > 0) {
             if (h.count == MAX_HOLDS) {
@@ -339,7 +343,7 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
         return false;
     }
 
-    /** @return true when the write lock was taken by counting only */
+    /** {@return true when the write lock was taken by counting only} */
     private boolean reenterWrite() {
         if (writer == Thread.currentThread()) {
             if (writeHolds == MAX_HOLDS) {
@@ -654,12 +658,12 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
             return new PthreadCondition(c, m, new WriteOwner(lock, m));
         }
 
-        /** @return whether the current thread holds the write lock */
+        /** {@return whether the current thread holds the write lock} */
         public boolean isHeldByCurrentThread() {
             return lock.isWriteLockedByCurrentThread();
         }
 
-        /** @return the current thread's write holds */
+        /** {@return the current thread's write holds} */
         public int getHoldCount() {
             return lock.getWriteHoldCount();
         }
@@ -696,7 +700,7 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
             return lock.isWriteLockedByCurrentThread();
         }
 
-        /** @return the write holds, negated when the writer also holds read locks inside them */
+        /** {@return the write holds, negated when the writer also holds read locks inside them} */
         @Override
         int release() {
             mutex.lock();

@@ -112,16 +112,18 @@ public class PthreadSemaphore extends Semaphore {
     }
 
     /**
+     * {@return a {@link Semaphore} over it}
+     *
      * @param sem a semaphore, for example {@code Sem.open("/jobs", OpenFlags.O_CREAT, 0600, 4)}
-     * @return a {@link Semaphore} over it
      */
     public static PthreadSemaphore of(final Sem sem) {
         return new PthreadSemaphore(sem);
     }
 
     /**
+     * {@return a {@link Semaphore} over it}
+     *
      * @param block a block holding a semaphore initialized elsewhere ({@link Sem#attach(Block)})
-     * @return a {@link Semaphore} over it
      * @throws IllegalArgumentException when the block holds no semaphore
      */
     public static PthreadSemaphore attach(final Block block) {
@@ -141,7 +143,7 @@ public class PthreadSemaphore extends Semaphore {
         }
     }
 
-    /** @return the {@code sem_t} under this semaphore */
+    /** {@return the {@code sem_t} under this semaphore} */
     public Sem sem() {
         return sem;
     }
@@ -306,7 +308,7 @@ public class PthreadSemaphore extends Semaphore {
         }
     }
 
-    /** @return the permits available now ({@code sem_getvalue}) */
+    /** {@return the permits available now ({@code sem_getvalue})} */
     @Override
     public int availablePermits() {
         return sem.getValue();
@@ -344,7 +346,7 @@ public class PthreadSemaphore extends Semaphore {
         }
     }
 
-    /** @return false: {@code sem_t} is not fair */
+    /** {@return false: {@code sem_t} is not fair} */
     @Override
     public boolean isFair() {
         return false;
@@ -371,13 +373,13 @@ public class PthreadSemaphore extends Semaphore {
         return sem.waiterCount();
     }
 
-    /** @return an empty collection: a {@code sem_t} counts its waiters but does not know them */
+    /** {@return an empty collection: a {@code sem_t} counts its waiters but does not know them} */
     @Override
     protected Collection<Thread> getQueuedThreads() {
         return List.of();
     }
 
-    /** @return {@code Semaphore}'s form, {@code PthreadSemaphore@1b6d3586[Permits = 3]} */
+    /** {@return {@code Semaphore}'s form, {@code PthreadSemaphore@1b6d3586[Permits = 3]}} */
     @Override
     public String toString() {
         return getClass().getName() + "@" + Integer.toHexString(hashCode()) + "[Permits = " + availablePermits()
@@ -407,11 +409,23 @@ public class PthreadSemaphore extends Semaphore {
         }
     }
 
+    /**
+     * Refuses serialization.
+     *
+     * @param out the stream
+     * @throws NotSerializableException always: the permits are in off-heap memory
+     */
     @Serial
     private void writeObject(final ObjectOutputStream out) throws NotSerializableException {
         throw new NotSerializableException(getClass().getName() + ": its permits are in off-heap memory");
     }
 
+    /**
+     * Refuses deserialization.
+     *
+     * @param in the stream
+     * @throws NotSerializableException always: the permits are in off-heap memory
+     */
     @Serial
     private void readObject(final ObjectInputStream in) throws NotSerializableException {
         throw new NotSerializableException(getClass().getName() + ": its permits are in off-heap memory");

@@ -33,40 +33,51 @@ public final class Block {
         this.offsetInMemory = offsetInMemory;
     }
 
-    /** @return the memory this block is part of */
+    /** {@return the memory this block is part of} */
     public Memory memory() {
         return memory;
     }
 
-    /** @return the segment over exactly this block (offset 0 is the block's first byte) */
+    /** {@return the segment over exactly this block (offset 0 is the block's first byte)} */
     public MemorySegment segment() {
         return segment;
     }
 
-    /** @return where this block starts in its memory */
+    /** {@return where this block starts in its memory} */
     public long offsetInMemory() {
         return offsetInMemory;
     }
 
-    /** @return the block's size in bytes */
+    /** {@return the block's size in bytes} */
     public long size() {
         return segment.byteSize();
     }
 
     /**
+     * {@return the native address of that byte (what a futex call passes to the kernel)}
+     *
      * @param off byte offset in the block
-     * @return the native address of that byte (what a futex call passes to the kernel)
      */
     public long address(final long off) {
         return segment.address() + off;
     }
 
-    /** @param off word offset @return the word, volatile read */
+    /**
+     * Reads a word with a volatile (full-barrier) read.
+     *
+     * @param off word offset
+     * @return the word
+     */
     public int get(final long off) {
         return (int) INT.getVolatile(segment, off);
     }
 
-    /** @param off word offset @param value stored with a volatile (full-barrier) write */
+    /**
+     * Stores a word with a volatile (full-barrier) write.
+     *
+     * @param off   word offset
+     * @param value the new value
+     */
     public void set(final long off, final int value) {
         INT.setVolatile(segment, off, value);
     }
@@ -83,41 +94,77 @@ public final class Block {
         return (int) INT.compareAndExchange(segment, off, expect, update);
     }
 
-    /** musl's {@code a_fetch_add}. @param off word offset @param delta addend @return old value */
+    /**
+     * musl's {@code a_fetch_add}.
+     *
+     * @param off   word offset
+     * @param delta addend
+     * @return the old value
+     */
     public int getAndAdd(final long off, final int delta) {
         return (int) INT.getAndAdd(segment, off, delta);
     }
 
-    /** musl's {@code a_swap}. @param off word offset @param value new value @return old value */
+    /**
+     * musl's {@code a_swap}.
+     *
+     * @param off   word offset
+     * @param value new value
+     * @return the old value
+     */
     public int getAndSet(final long off, final int value) {
         return (int) INT.getAndSet(segment, off, value);
     }
 
-    /** musl's {@code a_fetch_or}. @param off word offset @param bits to set @return old value */
+    /**
+     * musl's {@code a_fetch_or}.
+     *
+     * @param off  word offset
+     * @param bits the bits to set
+     * @return the old value
+     */
     public int getAndOr(final long off, final int bits) {
         return (int) INT.getAndBitwiseOr(segment, off, bits);
     }
 
-    /** musl's {@code a_fetch_and}. @param off word offset @param mask to keep @return old value */
+    /**
+     * musl's {@code a_fetch_and}.
+     *
+     * @param off  word offset
+     * @param mask the bits to keep
+     * @return the old value
+     */
     public int getAndAnd(final long off, final int mask) {
         return (int) INT.getAndBitwiseAnd(segment, off, mask);
     }
 
-    /** @param off 8-aligned offset @return the 64-bit field (a pointer in musl's layout) */
+    /**
+     * Reads a 64-bit field (a pointer in musl's layout) with a volatile read.
+     *
+     * @param off 8-aligned offset
+     * @return the field
+     */
     public long getLong(final long off) {
         return (long) LONG.getVolatile(segment, off);
     }
 
-    /** @param off 8-aligned offset @param value stored with a volatile write */
+    /**
+     * Stores a 64-bit field with a volatile write.
+     *
+     * @param off   8-aligned offset
+     * @param value the new value
+     */
     public void setLong(final long off, final long value) {
         LONG.setVolatile(segment, off, value);
     }
 
     /**
+     * Compares and exchanges a 64-bit field.
+     *
      * @param off    8-aligned offset
      * @param expect expected value
      * @param update new value
-     * @return the witness value
+     * @return the value found (equal to {@code expect} if and only if the swap happened)
      */
     public long casLong(final long off, final long expect, final long update) {
         return (long) LONG.compareAndExchange(segment, off, expect, update);

@@ -201,17 +201,17 @@ public final class Memory implements AutoCloseable {
         return block(offset, 4, 4);
     }
 
-    /** @return the size in bytes */
+    /** {@return the size in bytes} */
     public long size() {
         return segment.byteSize();
     }
 
-    /** @return whether this is a {@code MAP_SHARED} mapping that other processes can see */
+    /** {@return whether this is a {@code MAP_SHARED} mapping that other processes can see} */
     public boolean isMapped() {
         return mapped;
     }
 
-    /** @return whether {@link #close()} has not been called */
+    /** {@return whether {@link #close()} has not been called} */
     public boolean isOpen() {
         return !closed.get();
     }
