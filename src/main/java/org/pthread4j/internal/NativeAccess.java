@@ -16,12 +16,12 @@ public final class NativeAccess {
      */
     public static IllegalCallerException denied(final IllegalCallerException cause) {
         final Module module = NativeAccess.class.getModule();
-        final String flag = module.isNamed()
-            ? "--enable-native-access=" + module.getName() + " (the library is on the module path)"
-            : "--enable-native-access=ALL-UNNAMED (the library is on the class path)";
-        return new IllegalCallerException("pthread4j makes Linux system calls (futex, gettid, set_robust_list) "
-            + "through the FFM API, and this JVM denies it native access: add " + flag
-            + " to the java command line, or Enable-Native-Access: ALL-UNNAMED to the manifest of an executable jar",
-            cause);
+        // The manifest attribute grants only the unnamed module of the jar run with java -jar.
+        final String what = module.isNamed()
+            ? "--enable-native-access=" + module.getName() + " to the java command line (the library is on the module path)"
+            : "--enable-native-access=ALL-UNNAMED to the java command line (the library is on the class path),"
+                + " or Enable-Native-Access: ALL-UNNAMED to the manifest of an executable jar";
+        return new IllegalCallerException("pthread4j needs native access for its FFM calls (the futex, gettid and "
+            + "set_robust_list system calls; views of an AtomicBuffer's memory), and this JVM denies it: add " + what, cause);
     }
 }

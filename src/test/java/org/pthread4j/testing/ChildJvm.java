@@ -61,15 +61,29 @@ public final class ChildJvm implements AutoCloseable {
      * @throws IOException when it cannot be started
      */
     public static ChildJvm start(final Class<?> mainClass, final String... args) throws IOException {
+        final List<String> options = List.of("--enable-native-access=ALL-UNNAMED",
+            "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
+            "-cp", System.getProperty("java.class.path"));
+        return start(options, mainClass, args);
+    }
+
+    /**
+     * Starts a child JVM with the options given instead of the usual ones: the test chooses the
+     * flags, the class path or module path, and the modules to add.
+     *
+     * @param options   every JVM option, class path included
+     * @param mainClass the class to run (found through {@code options})
+     * @param args      its arguments
+     * @return the running child
+     * @throws IOException when it cannot be started
+     */
+    public static ChildJvm start(final List<String> options, final Class<?> mainClass, final String... args)
+        throws IOException {
         final List<String> cmd = new ArrayList<>();
         cmd.add(javaBinary());
-        cmd.add("--enable-native-access=ALL-UNNAMED");
-        cmd.add("--add-exports");
-        cmd.add("java.base/jdk.internal.misc=ALL-UNNAMED");
         cmd.add("-Xshare:auto");
         cmd.add("-XX:TieredStopAtLevel=1");
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
+        cmd.addAll(options);
         cmd.add(mainClass.getName());
         cmd.addAll(List.of(args));
         final Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
