@@ -67,6 +67,23 @@ class JvmFlagsTest {
         assertEquals("ok tour", run(modulePath(DENY, "--enable-native-access=org.pthread4j"), "tour", dir.toString()));
     }
 
+    /** Another architecture, or another system: the JVM is told it runs on Linux riscv64. */
+    @Test
+    void elsewherePrivatePrimitivesRunOnTheParkingBackendAndKernelOnesAreRefusedClearly(@TempDir final Path dir)
+        throws Exception {
+        final List<String> elsewhere = classPath("--enable-native-access=ALL-UNNAMED", "-Dos.arch=riscv64");
+        assertEquals("ok private-tour", run(elsewhere, "private-tour"));
+        assertEquals("threw java.lang.UnsupportedOperationException: the Linux futex backend needs Linux on x86_64 or "
+            + "aarch64, and this JVM runs on Linux riscv64: process-shared and robust primitives need it; private ones "
+            + "run on the parking backend (the default)", run(elsewhere, "shared", dir.toString()));
+        try (Stream<Path> left = Files.list(dir)) {
+            assertEquals(List.of(), left.toList(), "a refused sync file was created");
+        }
+        final String robust = run(elsewhere, "robust");
+        assertTrue(robust.startsWith("threw java.lang.UnsupportedOperationException: robust mutexes need the kernel"
+            + " robust list"), robust);
+    }
+
     @Test
     void onlyAgronasUnsafeBufferNeedsTheJdkInternalMiscExport() throws Exception {
         final String without = run(classPath("--enable-native-access=ALL-UNNAMED"), "unsafe-buffer");

@@ -1,5 +1,7 @@
 package org.pthread4j.futex;
 
+import org.pthread4j.internal.Syscall;
+
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -47,16 +49,24 @@ public final class Futexes {
     private Futexes() {
     }
 
-    /** {@return the kernel backend} */
+    /**
+     * {@return the kernel backend}
+     *
+     * @throws UnsupportedOperationException when this JVM does not run on Linux x86_64 or aarch64
+     */
     public static LinuxFutex linux() {
+        LinuxFutex.requireAvailable();
         return Holder.LINUX;
     }
 
     /**
      * {@return a kernel backend whose private operations are answered with ENOSYS, as a kernel
      *     without private futexes answers, so every private call takes musl's fallback path}
+     *
+     * @throws UnsupportedOperationException when this JVM does not run on Linux x86_64 or aarch64
      */
     public static LinuxFutex linuxNoPrivate() {
+        LinuxFutex.requireAvailable();
         return Holder.LINUX_NOPRIVATE;
     }
 
@@ -84,7 +94,11 @@ public final class Futexes {
         return f;
     }
 
-    /** {@return the backend for process-shared words: the kernel} */
+    /**
+     * {@return the backend for process-shared words: the kernel}
+     *
+     * @throws UnsupportedOperationException when this JVM does not run on Linux x86_64 or aarch64
+     */
     public static Futex shared() {
         return "linux-noprivate".equals(defaultPrivate().name()) ? linuxNoPrivate() : linux();
     }
@@ -106,8 +120,11 @@ public final class Futexes {
         };
     }
 
-    /** {@return every backend for private words: parking, linux, linux-noprivate} */
+    /**
+     * {@return every backend for private words this platform has: parking, linux, linux-noprivate
+     *     on Linux x86_64 and aarch64, parking alone elsewhere}
+     */
     public static List<Futex> allPrivate() {
-        return List.of(parking(), linux(), linuxNoPrivate());
+        return Syscall.AVAILABLE ? List.of(parking(), linux(), linuxNoPrivate()) : List.of(parking());
     }
 }

@@ -63,11 +63,22 @@ public final class LinuxFutex implements Futex {
     private final LongAdder fallbacks = new LongAdder();
 
     LinuxFutex(final boolean rejectPrivate, final String name) {
-        if (!Syscall.AVAILABLE) {
-            throw new UnsupportedOperationException("the Linux futex backend needs Linux on x86_64 or aarch64");
-        }
+        requireAvailable();
         this.rejectPrivate = rejectPrivate;
         this.name = name;
+    }
+
+    /**
+     * Refuses a platform without the kernel backend.
+     *
+     * @throws UnsupportedOperationException when this JVM does not run on Linux x86_64 or aarch64
+     */
+    static void requireAvailable() {
+        if (!Syscall.AVAILABLE) {
+            throw new UnsupportedOperationException("the Linux futex backend needs Linux on x86_64 or aarch64, and this JVM "
+                + "runs on " + System.getProperty("os.name") + " " + System.getProperty("os.arch") + ": process-shared and "
+                + "robust primitives need it; private ones run on the parking backend (the default)");
+        }
     }
 
     /** {@return whether a private call was answered with ENOSYS, so this backend now omits the flag} */

@@ -227,11 +227,13 @@ public final class SyncFile implements AutoCloseable {
      * @throws FileAlreadyExistsException when the path exists (EEXIST)
      * @throws IllegalArgumentException   for a capacity or size out of range
      * @throws IOException                when the file cannot be created
+     * @throws UnsupportedOperationException when this JVM does not run on Linux x86_64 or aarch64
      */
     public static SyncFile create(final Path path, final int capacity, final long dataBytes,
                                   final Set<PosixFilePermission> mode) throws IOException {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(mode, "mode");
+        Futexes.shared(); // a platform without the kernel backend is refused before a file is made
         if (capacity < 1 || capacity > MAX_CAPACITY) {
             throw new IllegalArgumentException("capacity must be in [1, " + MAX_CAPACITY + "]: " + capacity);
         }

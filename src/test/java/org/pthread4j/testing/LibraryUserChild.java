@@ -37,8 +37,11 @@ import java.util.concurrent.locks.Condition;
  * <pre>
  *   robust        lock and unlock a private robust mutex (system calls: gettid, set_robust_list)
  *   private       lock and unlock a private mutex on the default backend
- *   tour DIR      every primitive, private and in a sync file in DIR, contended by two threads,
- *                 the juc adapters and a futex doorbell's idle strategy
+ *   private-tour  every private primitive on every backend of the platform, contended by two
+ *                 threads, and the juc adapters
+ *   shared DIR    every primitive in a sync file in DIR, contended by two threads, and a futex
+ *                 doorbell's idle strategy
+ *   tour DIR      both
  *   unsafe-buffer wrap an Agrona UnsafeBuffer in a Memory
  * </pre>
  */
@@ -56,7 +59,12 @@ public final class LibraryUserChild {
             switch (args[0]) {
                 case "robust" -> robust();
                 case "private" -> privateMutex();
-                case "tour" -> tour(Path.of(args[1]));
+                case "private-tour" -> privateTour();
+                case "shared" -> shared(Path.of(args[1]));
+                case "tour" -> {
+                    privateTour();
+                    shared(Path.of(args[1]));
+                }
                 case "unsafe-buffer" -> unsafeBuffer();
                 default -> throw new IllegalArgumentException("unknown scenario " + args[0]);
             }
@@ -91,8 +99,8 @@ public final class LibraryUserChild {
         }
     }
 
-    /** Every primitive's sleeping and waking paths, on every private backend and process-shared. */
-    private static void tour(final Path dir) throws Exception {
+    /** Every private primitive's sleeping and waking paths, on every backend of the platform. */
+    private static void privateTour() throws InterruptedException {
         for (final Futex futex : Futexes.allPrivate()) {
             try (Memory memory = Memory.allocate(1024)) {
                 final Mutex mutex = new Mutex(memory.block(0, 64, 8), MutexAttr.builder().futex(futex).build());
@@ -102,12 +110,23 @@ public final class LibraryUserChild {
                 final Barrier barrier = new Barrier(memory.block(256, 64, 8), BarrierAttr.privateOn(futex), 2);
                 final Once once = new Once(memory.block(320, 64, 8), false, futex);
                 final SpinLock spin = new SpinLock(memory.block(384, 64, 8));
+                final Mutex recursive = new Mutex(memory.block(448, 64, 8),
+                    MutexAttr.builder().type(MutexAttr.RECURSIVE).futex(futex).build());
                 contend(mutex, cond, rwlock, sem, barrier);
                 check(once.run(() -> { }), "once");
                 check(spin.lock(), "spin lock");
                 check(spin.unlock(), "spin unlock");
+                check(recursive.lock(), "recursive lock");
+                check(recursive.lock(), "recursive relock");
+                check(recursive.unlock(), "recursive unlock");
+                check(recursive.unlock(), "recursive unlock");
             }
         }
+        juc();
+    }
+
+    /** Every primitive of a sync file, and a doorbell's idle strategy. */
+    private static void shared(final Path dir) throws Exception {
         final Path path = dir.resolve("tour.sync");
         try (SyncFile file = SyncFile.create(path, 16)) {
             contend(file.mutex("m", MutexAttr.builder().type(MutexAttr.ERRORCHECK).robust(true).build()),
@@ -128,7 +147,6 @@ public final class LibraryUserChild {
         } finally {
             SyncFile.unlink(path);
         }
-        juc();
     }
 
     /** A second thread sleeps on each primitive until this one wakes it. */
