@@ -16,7 +16,7 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 /**
- * No lost wakeup in the mutex (musl-reference.md §4.5-4.7): a thread blocks in {@code lock} on
+ * No lost wakeup in the mutex (docs/sources.md, "musl: the mutex"): a thread blocks in {@code lock} on
  * a held NORMAL mutex while another thread unlocks it. The unlock may land anywhere in the
  * locker's path: before its trylock, during its spin, between its count of {@code _m_waiters}
  * and its CAS of the waiters bit, between that CAS and the futex wait, or after it fell asleep.

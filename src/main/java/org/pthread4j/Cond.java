@@ -22,7 +22,7 @@ import static org.pthread4j.CondLayout.*;
  * <h2>Implementation overview</h2>
  *
  * <p>There are two algorithms, chosen once by the {@code pshared} attribute, as in musl
- * ({@code src/thread/pthread_cond_timedwait.c}, {@code musl-reference.md} §5).
+ * ({@code src/thread/pthread_cond_timedwait.c}; {@code docs/sources.md}, "musl: the condition variable").
  *
  * <p><b>Private condvars: a list of waiter nodes.</b> Every waiting thread owns a node with two
  * words: {@code state} (WAITING, SIGNALED or LEAVING) and {@code barrier}, a three-state lock
@@ -746,7 +746,7 @@ public final class Cond {
 
     /**
      * musl's self-synchronized-destruction-safe {@code lock} in {@code pthread_cond_timedwait.c}
-     * (three states, {@code musl-reference.md} §3.1).
+     * (three states; {@code docs/sources.md}, "musl: the condvar's internal lock").
      */
     private void lock(final MemorySegment s, final long off) {
         if ((int) Block.INT.compareAndExchange(s, off, UNLOCKED, LOCKED) != UNLOCKED) {

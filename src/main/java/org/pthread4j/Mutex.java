@@ -48,7 +48,7 @@ import java.util.Objects;
  * Unlock swaps the word to 0 and wakes one sleeper if the swapped-out value had bit 31 or (musl's
  * rule, see below) if {@code _m_waiters}, read before the swap, was nonzero.
  *
- * <p>The races this closes (musl-reference.md §4.6-4.7):
+ * <p>The races this closes (docs/sources.md, "musl: the mutex"):
  * <ul>
  * <li><b>Lost wake-up.</b> A sleeper passes the exact value it saw, bit 31 included, to the
  *     futex wait, which compares and sleeps atomically with respect to wakes. An unlock that

@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Why a broadcast group raises the mutex's {@code _m_waiters} (musl commit 27b2fc9d,
- * musl-reference.md §5.3): a requeued waiter sleeps on the mutex word without being counted
+ * docs/sources.md, "musl: the condition variable"): a requeued waiter sleeps on the mutex word without being counted
  * there. An unrelated locker queued on the mutex ahead of it takes the one wake of an unlock and
  * relocks with a CAS that drops the waiters bit; without the group's count its own unlock would
  * wake nobody and the requeued waiter would sleep for ever.

@@ -28,6 +28,13 @@ class DocsTest {
     private static final Path DOCS = Path.of("docs");
     private static final Pattern LINK = Pattern.compile("\\[([^\\]]*)\\]\\(([^)\\s]+)\\)");
     private static final Pattern CODE_NAME = Pattern.compile("^`([A-Za-z_][\\w.]*)(?:\\([^`]*\\))?`$");
+    private static final Path ROOT = Path.of("").toAbsolutePath().normalize();
+    /** A path written as code: with a slash and a file extension or a trailing slash, or a Markdown file. */
+    private static final Pattern CODE_PATH = Pattern.compile("`([^`\\s]*/[^`\\s]*(?:/|\\.[A-Za-z]{1,5})|[^`\\s/]+\\.md)`");
+    /** Paths of the system the library runs on, not of the repository. */
+    private static final Pattern SYSTEM_PATH = Pattern.compile("^/(dev|proc|sys|usr|tmp)(/.*)?$");
+    /** musl's source files, which the chapters name as musl does (and link at musl's repository). */
+    private static final Pattern MUSL_PATH = Pattern.compile("^(src/(thread|internal)|include|arch)/.*");
 
     static List<Path> chapters() throws IOException {
         try (Stream<Path> s = Files.list(DOCS)) {
@@ -104,6 +111,74 @@ class DocsTest {
             if (line.startsWith("#")) {
                 final String title = line.replaceFirst("^#+\\s*", "");
                 out.add(title.toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-'));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The repository stands alone: no link or path in README.md or docs/ points outside it. A
+     * relative link must resolve inside the repository, an absolute one is refused (web links are
+     * allowed), and a path written as code must name something in the repository, a system path
+     * ({@code /dev/shm}), a build output ({@code target/}) or a musl source file.
+     */
+    @Test
+    void noLinkOrPathLeavesTheRepository() throws IOException {
+        final List<String> outside = new ArrayList<>();
+        outside.addAll(outsideReferences(Path.of("README.md")));
+        for (final Path doc : chapters()) {
+            outside.addAll(outsideReferences(doc));
+        }
+        assertEquals(List.of(), outside);
+    }
+
+    @Test
+    void theOutsideCheckRefusesLinksAndPathsBeyondTheRepository() {
+        final Path doc = DOCS.resolve("README.md");
+        final String refused = String.join("\n",
+            "[a](../../elsewhere/notes.md)", "[b](/etc/notes.md)", "[c](file:///tmp/x.md)",
+            "`../../elsewhere/seeds/`", "`notes/design.md`", "`/home/someone/notes.md`", "`design-notes.md`");
+        assertEquals(7, outsideReferences(doc, refused).size(), outsideReferences(doc, refused).toString());
+        final String allowed = String.join("\n",
+            "[a](https://example.org/x)", "[b](01-futex.md#the-contract)", "[c](../README.md)",
+            "`src/test/c/syncfile_interop.c`", "`/dev/shm/sem.NAME`", "`src/thread/__wait.c`",
+            "`include/semaphore.h`", "`tools/target/pthread4j-tools.jar`", "`lock/unlock`", "`CHANGELOG.md`");
+        assertEquals(List.of(), outsideReferences(doc, allowed));
+    }
+
+    static List<String> outsideReferences(final Path doc) throws IOException {
+        return outsideReferences(doc, Files.readString(doc));
+    }
+
+    static List<String> outsideReferences(final Path doc, final String text) {
+        final List<String> out = new ArrayList<>();
+        final Path dir = ROOT.resolve(doc).getParent();
+        final Matcher link = LINK.matcher(text);
+        while (link.find()) {
+            final String target = link.group(2);
+            if (target.startsWith("http://") || target.startsWith("https://") || target.startsWith("#")) {
+                continue;
+            }
+            final String file = target.replaceFirst("#.*", "");
+            if (file.startsWith("/") || file.startsWith("~") || file.matches("^[A-Za-z][\\w+.-]*:.*")) {
+                out.add(doc + ": link " + target + " is absolute");
+            } else if (!dir.resolve(file).normalize().startsWith(ROOT)) {
+                out.add(doc + ": link " + target + " leaves the repository");
+            }
+        }
+        final Matcher code = CODE_PATH.matcher(text);
+        while (code.find()) {
+            final String path = code.group(1);
+            if (path.contains("://") || SYSTEM_PATH.matcher(path).matches() || MUSL_PATH.matcher(path).matches()
+                || path.matches("(.*/)?target/.*")) {
+                continue;
+            }
+            if (path.startsWith("/") || path.startsWith("~")) {
+                out.add(doc + ": `" + path + "` is an absolute path outside the repository");
+            } else if (!dir.resolve(path).normalize().startsWith(ROOT)) {
+                out.add(doc + ": `" + path + "` leaves the repository");
+            } else if (!Files.exists(dir.resolve(path)) && !Files.exists(ROOT.resolve(path))) {
+                out.add(doc + ": `" + path + "` is not in the repository");
             }
         }
         return out;

@@ -221,7 +221,7 @@ class FutexTraceScenarioTest {
     }
 
     /**
-     * musl-reference.md §4.6: two threads sleep on a held mutex; the unlock wakes one, which takes
+     * docs/sources.md, "musl: the mutex" (a count and a bit): two threads sleep on a held mutex; the unlock wakes one, which takes
      * the lock while the other still sleeps. musl's plain CAS from 0 drops the waiters bit there
      * and only {@code _m_waiters} remembers the second sleeper; under the bit rule of a private
      * mutex (see {@link Mutex}) the acquisition from the sleeping loop records the bit again

@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * musl-reference.md §9.1: a releasing operation reads everything it needs before its releasing
+ * docs/sources.md, "musl: invariants" 1: a releasing operation reads everything it needs before its releasing
  * atomic and afterwards only issues a futex wake, so the thread it releases may free the memory
  * at once (POSIX allows destroying a mutex or read-write lock right after unlocking it, and a
  * semaphore after the last wait: glibc bug 12674, musl commit 88c4e720). Here the backend's

@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * Why an owner of a robust mutex records bit 31 when it acquires while others are counted in
- * {@code _m_waiters} (musl commit 4220d298, musl-reference.md §4.4 step 5): the kernel, marking
+ * {@code _m_waiters} (musl commit 4220d298; docs/sources.md, "musl: the mutex"): the kernel, marking
  * the word of a thread that died, sees only the word, and wakes a sleeper only if bit 31 is set.
  * Two threads sleep on a robust mutex; the unlock wakes one, which takes it (with the bit, since
  * the other is still counted) and ends holding it; the kernel must wake the other, which then

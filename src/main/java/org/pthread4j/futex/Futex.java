@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
  * The futex operations every primitive sleeps and wakes through, on a 32-bit word given as
  * (segment, byte offset). The primitive says whether the word is private to this process
  * ({@code priv}); a backend never guesses it from the address (musl's rule,
- * {@code musl-reference.md} §2.9).
+ * {@code docs/sources.md}, "musl: the futex calls and the private flag").
  *
  * <p>Results: waits return {@code 0} (woken, perhaps spuriously: callers re-check their word),
  * {@link org.pthread4j.futex.Errno#EAGAIN} (the word did not hold {@code val}),

@@ -9,7 +9,7 @@ import java.lang.invoke.VarHandle;
  * atomic operations musl uses on its words. Offsets are relative to the block's start.
  *
  * <p>Every operation is volatile-mode: musl treats every atomic as a full barrier
- * ({@code musl-reference.md} §1), and a volatile access in Java is totally ordered with every
+ * ({@code docs/sources.md}, "musl: atomics and memory order"), and a volatile access in Java is totally ordered with every
  * other, so an unlock's releasing store cannot pass its later read of a waiter count. CAS
  * returns the witness value, like musl's {@code a_cas}.
  *
