@@ -39,6 +39,7 @@ class CondMuslInteropTest {
         final Path out = Path.of("target/cond_pingpong").toAbsolutePath();
         boolean built;
         try {
+            Files.createDirectories(out.getParent()); // Maven builds in core/target: this one may not exist
             final Process cc = new ProcessBuilder("musl-gcc", "-static", "-O2", "-o", out.toString(), source.toString())
                 .redirectErrorStream(true).start();
             final String log = new String(cc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
