@@ -91,6 +91,11 @@ class JvmFlagsTest {
         assertTrue(without.contains("does not export jdk.internal.misc"), without);
         assertEquals("ok unsafe-buffer", run(classPath("--enable-native-access=ALL-UNNAMED",
             "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED"), "unsafe-buffer"));
+        // on the module path Agrona is the automatic module org.agrona
+        final String withoutOnModulePath = run(modulePath("--enable-native-access=org.pthread4j"), "unsafe-buffer");
+        assertTrue(withoutOnModulePath.contains("does not export jdk.internal.misc to module org.agrona"), withoutOnModulePath);
+        assertEquals("ok unsafe-buffer", run(modulePath("--enable-native-access=org.pthread4j",
+            "--add-exports", "java.base/jdk.internal.misc=org.agrona"), "unsafe-buffer"));
     }
 
     /** The library's classes name no Agrona class but two interfaces, which load without the export. */
