@@ -2,28 +2,36 @@ package org.pthread4j;
 
 import org.pthread4j.futex.Futex;
 
+import java.util.List;
+
 /**
- * The attributes of a {@link Barrier}, musl's {@code pthread_barrierattr_t}: whether it is
- * process-shared, and, for a private barrier, which futex backend it sleeps on (null for
- * {@link org.pthread4j.futex.Futexes#defaultPrivate()}). A process-shared barrier always uses
- * the kernel.
+ * The attributes of a {@link Barrier}, musl's {@code pthread_barrierattr_t}: whether the barrier is
+ * process-shared ({@code pthread_barrierattr_setpshared}), and, for a private barrier, which futex
+ * backend it sleeps on ({@code null} for {@link org.pthread4j.futex.Futexes#defaultPrivate()}). A
+ * process-shared barrier always uses the kernel ({@link org.pthread4j.futex.Futexes#shared()}) and
+ * ignores the backend. Immutable; made by {@link #builder()}.
  *
- * @param pshared whether the barrier may be used from several processes mapping the same memory
- * @param futex   backend for a private barrier, or null for the default
+ * <pre>{@code
+ * BarrierAttr attr = BarrierAttr.builder().pshared(true).build();   // BarrierAttr.PSHARED
+ * }</pre>
  */
-public record BarrierAttr(boolean pshared, Futex futex) {
-    /** Private, default backend. */
+public final class BarrierAttr extends PsharedAttr {
+    /** Private, default backend: what a null attr means to {@code pthread_barrier_init}. */
     public static final BarrierAttr DEFAULT = new BarrierAttr(false, null);
     /** Process-shared. */
     public static final BarrierAttr PSHARED = new BarrierAttr(true, null);
 
+    private BarrierAttr(final boolean pshared, final Futex futex) {
+        super(pshared, futex);
+    }
+
     /**
      * {@return private attributes on that backend}
      *
-     * @param futex backend for a private barrier
+     * @param futex backend for a private barrier, or {@code null} for the default
      */
     public static BarrierAttr privateOn(final Futex futex) {
-        return new BarrierAttr(false, futex);
+        return builder().futex(futex).build();
     }
 
     /** {@return a builder starting from {@link #DEFAULT}} */
@@ -31,12 +39,22 @@ public record BarrierAttr(boolean pshared, Futex futex) {
         return new Builder();
     }
 
-    /** Builds {@link BarrierAttr}s, with musl's {@code setpshared} check. */
+    /** {@return a builder starting from these attributes} */
+    public Builder toBuilder() {
+        return builder().pshared(pshared()).futex(futex());
+    }
+
+    @Override
+    List<String> details() {
+        return List.of();
+    }
+
+    /** Builds {@link BarrierAttr}s. */
     public static final class Builder extends PsharedAttrBuilder<BarrierAttr, Builder> {
-        /** Creates a builder with the defaults: process-private, the default backend. */
-        public Builder() {
+        private Builder() {
         }
 
+        /** {@return the attributes} */
         @Override
         public BarrierAttr build() {
             return new BarrierAttr(pshared, futex);

@@ -2,13 +2,13 @@ package org.pthread4j;
 
 import org.pthread4j.futex.Futex;
 
-import java.util.Objects;
+import java.util.List;
 
 /**
  * Mutex attributes, as {@code pthread_mutexattr_t}: the kind, robustness, process sharing,
- * and (an addition of this library) the futex backend of a process-private mutex. Immutable;
- * made with {@link #builder()}. Follows musl's {@code pthread_mutexattr_set*.c}: the
- * attributes are the {@code _m_type} bits that {@link Mutex} stores at init ({@link #bits()}).
+ * and (an addition of this library) the futex backend. Immutable; made by {@link #builder()}.
+ * Follows musl's {@code pthread_mutexattr_set*.c}: the attributes are the {@code _m_type} bits
+ * that {@link Mutex} stores at init ({@link #bits()}).
  *
  * <pre>{@code
  * MutexAttr attr = MutexAttr.builder().type(MutexAttr.RECURSIVE).robust(true).pshared(true).build();
@@ -19,7 +19,7 @@ import java.util.Objects;
  * (default {@link org.pthread4j.futex.Futexes#shared()}); a private, non-robust mutex uses the
  * given backend or {@link org.pthread4j.futex.Futexes#defaultPrivate()}.
  */
-public final class MutexAttr {
+public final class MutexAttr extends PsharedAttr {
     /** {@code PTHREAD_MUTEX_NORMAL}: relock deadlocks, no owner checks. */
     public static final int NORMAL = MutexLayout.NORMAL;
     /** {@code PTHREAD_MUTEX_RECURSIVE}: the owner may relock; as many unlocks release. */
@@ -33,20 +33,28 @@ public final class MutexAttr {
     public static final int DEFAULT_TYPE = NORMAL;
     /** The default attributes: NORMAL, stalled (not robust), process-private, default backend. */
     public static final MutexAttr DEFAULT = new MutexAttr(NORMAL, false, false, null);
+    /** NORMAL, not robust, process-shared. */
+    public static final MutexAttr PSHARED = new MutexAttr(NORMAL, false, true, null);
 
     private final int type;
     private final boolean robust;
-    private final boolean pshared;
-    private final Futex futex;
 
     private MutexAttr(final int type, final boolean robust, final boolean pshared, final Futex futex) {
+        super(pshared, futex);
         this.type = type;
         this.robust = robust;
-        this.pshared = pshared;
-        this.futex = futex;
     }
 
-    /** {@return a builder with the default attributes} */
+    /**
+     * {@return private NORMAL attributes on that backend}
+     *
+     * @param futex backend for a private mutex, or {@code null} for the default
+     */
+    public static MutexAttr privateOn(final Futex futex) {
+        return builder().futex(futex).build();
+    }
+
+    /** {@return a builder starting from {@link #DEFAULT}} */
     public static Builder builder() {
         return new Builder();
     }
@@ -67,7 +75,7 @@ public final class MutexAttr {
 
     /** {@return a builder starting from these attributes} */
     public Builder toBuilder() {
-        return new Builder().type(type).robust(robust).pshared(pshared).futex(futex);
+        return builder().type(type).robust(robust).pshared(pshared()).futex(futex());
     }
 
     /** {@return the kind: {@link #NORMAL}, {@link #RECURSIVE} or {@link #ERRORCHECK}} */
@@ -80,48 +88,25 @@ public final class MutexAttr {
         return robust;
     }
 
-    /** {@return whether the mutex is process-shared ({@code PTHREAD_PROCESS_SHARED})} */
-    public boolean pshared() {
-        return pshared;
-    }
-
-    /** {@return the requested futex backend, or {@code null} for the default} */
-    public Futex futex() {
-        return futex;
-    }
-
     /** {@return the {@code _m_type} word: kind | ROBUST (4) | PSHARED (128), musl's {@code __attr}} */
     public int bits() {
-        return type | (robust ? MutexLayout.ROBUST : 0) | (pshared ? MutexLayout.PSHARED : 0);
+        return type | (robust ? MutexLayout.ROBUST : 0) | (pshared() ? MutexLayout.PSHARED : 0);
     }
 
     @Override
-    public boolean equals(final Object o) {
-        return o instanceof MutexAttr a && a.type == type && a.robust == robust && a.pshared == pshared
-            && Objects.equals(a.futex, futex);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(type, robust, pshared, futex);
-    }
-
-    @Override
-    public String toString() {
-        return "MutexAttr[" + switch (type) {
+    List<String> details() {
+        final String kind = switch (type) {
             case RECURSIVE -> "RECURSIVE";
             case ERRORCHECK -> "ERRORCHECK";
             default -> "NORMAL";
-        } + (robust ? ", robust" : "") + (pshared ? ", pshared" : "")
-            + (futex != null ? ", " + futex.name() : "") + "]";
+        };
+        return robust ? List.of(kind, "robust") : List.of(kind);
     }
 
     /** Builds {@link MutexAttr}; the setters follow musl's {@code pthread_mutexattr_set*}. */
-    public static final class Builder {
+    public static final class Builder extends PsharedAttrBuilder<MutexAttr, Builder> {
         private int type = NORMAL;
         private boolean robust;
-        private boolean pshared;
-        private Futex futex;
 
         private Builder() {
         }
@@ -155,29 +140,6 @@ public final class MutexAttr {
         }
 
         /**
-         * {@code pthread_mutexattr_setpshared}.
-         *
-         * @param pshared whether other processes may use the mutex through shared memory
-         * @return this builder
-         */
-        public Builder pshared(final boolean pshared) {
-            this.pshared = pshared;
-            return this;
-        }
-
-        /**
-         * The futex backend. A process-private, non-robust mutex may use any backend; a
-         * process-shared or robust one needs a backend that serves shared words.
-         *
-         * @param futex the backend, or {@code null} for the default
-         * @return this builder
-         */
-        public Builder futex(final Futex futex) {
-            this.futex = futex;
-            return this;
-        }
-
-        /**
          * {@return the attributes}
          *
          * @throws IllegalArgumentException      when a process-shared or robust mutex is given a
@@ -185,6 +147,7 @@ public final class MutexAttr {
          * @throws UnsupportedOperationException when robust is requested and the kernel robust
          *     list is not available (musl's setrobust check)
          */
+        @Override
         public MutexAttr build() {
             if ((robust || pshared) && futex != null && !futex.supportsShared()) {
                 throw new IllegalArgumentException("a " + (robust ? "robust" : "process-shared")

@@ -1,22 +1,18 @@
 package org.pthread4j;
 
-import org.pthread4j.futex.Errno;
-
 import org.pthread4j.futex.Futex;
 
 /**
- * What the builders of {@link RwLockAttr} and {@link BarrierAttr} share: musl's
- * {@code pthread_rwlockattr_t} and {@code pthread_barrierattr_t} hold nothing but the pshared
- * flag, set through {@code pthread_*attr_setpshared} with the same check; here a private lock or
- * barrier also names its futex backend.
+ * What the builders of the four attribute types share: the process-shared flag
+ * ({@code pthread_*attr_setpshared}) and the futex backend.
  *
  * @param <A> the attributes built
  * @param <B> the builder itself
  */
-abstract class PsharedAttrBuilder<A, B extends PsharedAttrBuilder<A, B>> {
+abstract class PsharedAttrBuilder<A extends PsharedAttr, B extends PsharedAttrBuilder<A, B>> {
     /** Whether the primitive may be used from several processes mapping the same memory. */
     boolean pshared;
-    /** Backend for a private primitive, or null for the default. */
+    /** The requested backend, or null for the default. */
     Futex futex;
 
     PsharedAttrBuilder() {
@@ -28,9 +24,10 @@ abstract class PsharedAttrBuilder<A, B extends PsharedAttrBuilder<A, B>> {
     }
 
     /**
-     * {@return this}
+     * {@code pthread_*attr_setpshared}: {@code PTHREAD_PROCESS_SHARED} or {@code PTHREAD_PROCESS_PRIVATE}.
      *
-     * @param pshared whether the primitive is process-shared
+     * @param pshared whether the primitive may be used from several processes mapping the same memory
+     * @return this builder
      */
     public B pshared(final boolean pshared) {
         this.pshared = pshared;
@@ -38,30 +35,21 @@ abstract class PsharedAttrBuilder<A, B extends PsharedAttrBuilder<A, B>> {
     }
 
     /**
-     * {@code pthread_rwlockattr_setpshared} / {@code pthread_barrierattr_setpshared}:
-     * {@code PTHREAD_PROCESS_PRIVATE} (0) or {@code PTHREAD_PROCESS_SHARED} (1).
+     * The futex backend (an addition of this library). A private primitive sleeps on it; what a
+     * process-shared one does with it, each attribute type says.
      *
-     * @param pshared 0 or 1
-     * @return 0, or EINVAL for any other value (the attribute is then unchanged)
-     */
-    public int setPshared(final int pshared) {
-        if (pshared != 0 && pshared != 1) {
-            return Errno.EINVAL;
-        }
-        this.pshared = pshared == 1;
-        return 0;
-    }
-
-    /**
-     * {@return this}
-     *
-     * @param futex backend for a private primitive (ignored for a process-shared one)
+     * @param futex the backend, or {@code null} for the default
+     * @return this builder
      */
     public B futex(final Futex futex) {
         this.futex = futex;
         return self();
     }
 
-    /** {@return the attributes} */
+    /**
+     * {@return the attributes}
+     *
+     * @throws IllegalArgumentException when the attributes do not go together (each type says which)
+     */
     public abstract A build();
 }

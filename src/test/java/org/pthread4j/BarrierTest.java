@@ -1,6 +1,5 @@
 package org.pthread4j;
 
-import org.pthread4j.futex.Errno;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -158,10 +157,6 @@ class BarrierTest {
         assertEquals(0L, b.getLong(BarrierLayout.INST));
         assertEquals(3, b.get(BarrierLayout.LIMIT));
         assertEquals(4, barrier.count());
-        final BarrierAttr.Builder attr = BarrierAttr.builder();
-        assertEquals(Errno.EINVAL, attr.setPshared(2));
-        assertEquals(0, attr.setPshared(1));
-        assertTrue(attr.build().pshared());
     }
 
     @Test

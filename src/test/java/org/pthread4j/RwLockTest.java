@@ -73,17 +73,6 @@ class RwLockTest {
         assertSame(Futexes.shared(), shared.futex());
     }
 
-    @Test
-    void attrSetPsharedAcceptsOnlyZeroOrOne() {
-        final RwLockAttr.Builder b = RwLockAttr.builder();
-        assertEquals(0, b.setPshared(1));
-        assertEquals(Errno.EINVAL, b.setPshared(2));
-        assertEquals(Errno.EINVAL, b.setPshared(-1));
-        assertTrue(b.build().pshared());
-        assertEquals(0, b.setPshared(0));
-        assertFalse(b.build().pshared());
-    }
-
     @ParameterizedTest
     @MethodSource(BACKENDS)
     void manyReadersHoldTheLockAtOnce(final Futex futex) throws Exception {

@@ -178,7 +178,7 @@ final class BenchBackends {
          */
         RwLock rwlock(final Memory memory, final long offset) {
             return new RwLock(memory.block(offset, RwLockLayout.SIZE, RwLockLayout.ALIGNMENT),
-                new RwLockAttr(shared, futex));
+                RwLockAttr.builder().pshared(shared).futex(futex).build());
         }
 
         /**
