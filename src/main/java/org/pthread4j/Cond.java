@@ -318,7 +318,7 @@ public final class Cond {
      */
     public int timedAwait(final Mutex mutex, final Timespec deadline, final boolean interruptible) {
         final Block m = mutex.block();
-        if ((mutex.type() & MutexLayout.OWNER_TRACKED_MASK) != 0
+        if ((mutex.bits() & MutexLayout.OWNER_TRACKED_MASK) != 0
             && (m.get(MutexLayout.LOCK) & Integer.MAX_VALUE) != Self.current().tid) {
             return Errno.EPERM;
         }
@@ -662,7 +662,7 @@ public final class Cond {
      * @return false when the word is 0 (unlocked) or the owner-tracked owner is {@code waiter}
      */
     private static boolean markContended(final Mutex mx, final Block mb, final int waiter) {
-        final boolean tracked = (mx.type() & MutexLayout.OWNER_TRACKED_MASK) != 0;
+        final boolean tracked = (mx.bits() & MutexLayout.OWNER_TRACKED_MASK) != 0;
         for (;;) {
             final int v = mb.get(MutexLayout.LOCK);
             if (v == 0 || (tracked && (v & MutexLayout.OWNER_MASK) == waiter)) {

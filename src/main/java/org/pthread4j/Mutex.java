@@ -856,20 +856,21 @@ public final class Mutex {
         return attr;
     }
 
-    /** {@return {@code _m_type}: kind | {@link MutexLayout#ROBUST} | {@link MutexLayout#PSHARED}} */
-    public int type() {
+    /**
+     * {@return {@code _m_type}, as {@link MutexAttr#bits()}: kind | {@link MutexLayout#ROBUST} |
+     *     {@link MutexLayout#PSHARED} (the kind alone is {@code attr().type()})}
+     */
+    public int bits() {
         return type;
     }
 
-    /**
-     * {@return the kind: {@link MutexAttr#NORMAL}, {@link MutexAttr#RECURSIVE} or {@link MutexAttr#ERRORCHECK}}
-     */
-    public int kind() {
-        return kind;
+    /** {@return whether the mutex is process-shared} */
+    public boolean isPshared() {
+        return (type & MutexLayout.PSHARED) != 0;
     }
 
     /** {@return the block the mutex lives in} */
-    Block block() {
+    public Block block() {
         return block;
     }
 
@@ -891,7 +892,7 @@ public final class Mutex {
     }
 
     /** {@return the backend its lock word sleeps on} */
-    Futex futex() {
+    public Futex futex() {
         return futex;
     }
 

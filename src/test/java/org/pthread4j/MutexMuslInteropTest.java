@@ -122,7 +122,7 @@ class MutexMuslInteropTest {
                 }
             }
             final Mutex m = Mutex.attach(mem.block(0, MutexLayout.SIZE, 8));
-            assertEquals(kind | (robust == 1 ? MutexLayout.ROBUST : 0) | MutexLayout.PSHARED, m.type());
+            assertEquals(kind | (robust == 1 ? MutexLayout.ROBUST : 0) | MutexLayout.PSHARED, m.bits());
             final MemorySegment counter = mem.segment().asSlice(COUNTER, 4);
             try (Player p = Player.start(file, "count", "0", Integer.toString(COUNTER), Integer.toString(threads),
                 Integer.toString(n))) {

@@ -62,11 +62,11 @@ class MutexTest {
             }
             final Mutex m = new Mutex(b, c.attr(kind));
             assertEquals(kind | (c.pshared() ? MutexLayout.PSHARED : 0), b.get(MutexLayout.TYPE));
-            assertEquals(m.type(), b.get(MutexLayout.TYPE));
+            assertEquals(m.bits(), b.get(MutexLayout.TYPE));
             for (int off = 4; off < MutexLayout.SIZE; off += 4) {
                 assertEquals(0, b.get(off), "offset " + off);
             }
-            assertEquals(kind, m.kind());
+            assertEquals(kind, m.attr().type());
         }
     }
 
@@ -376,7 +376,7 @@ class MutexTest {
             final Block b = block(mem, 0);
             final Mutex m = new Mutex(b, c.attr(kind));
             final Mutex view = Mutex.attach(b, c.futex());
-            assertEquals(m.type(), view.type());
+            assertEquals(m.bits(), view.bits());
             assertEquals(kind, view.attr().type());
             assertEquals(c.pshared(), view.attr().pshared());
             assertEquals(0, m.lock());
@@ -420,7 +420,7 @@ class MutexTest {
             b.set(MutexLayout.LOCK, 0);
             b.set(MutexLayout.TYPE, MutexAttr.ERRORCHECK | MutexLayout.PSHARED);
             final Mutex m = Mutex.attach(b);
-            assertEquals(MutexAttr.ERRORCHECK, m.kind());
+            assertEquals(MutexAttr.ERRORCHECK, m.attr().type());
             assertTrue(m.attr().pshared());
         }
     }

@@ -577,7 +577,7 @@ public final class SyncFile implements AutoCloseable {
         final MutexAttr shared = attr.pshared() ? attr : attr.toBuilder().pshared(true).build();
         final Block b = slot(name, SlotType.MUTEX, MutexLayout.SIZE, blk -> new Mutex(blk, shared));
         final Mutex m = Mutex.attach(b, shared.futex());
-        if (m.type() != shared.bits()) {
+        if (m.bits() != shared.bits()) {
             throw new IllegalStateException(path + ": mutex '" + name + "' is " + m.attr() + ", not " + shared);
         }
         return m;

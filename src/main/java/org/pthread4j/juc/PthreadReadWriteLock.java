@@ -135,6 +135,19 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
     }
 
     /**
+     * A view of a lock initialized elsewhere ({@link RwLock#attach(Block)}): a private lock gets
+     * the default backend, so attach one only with the backend its other users sleep on
+     * ({@link #attach(Block, Futex)}).
+     *
+     * @param block the block holding the lock
+     * @return the lock
+     * @throws IllegalArgumentException when the block holds no rwlock
+     */
+    public static PthreadReadWriteLock attach(final Block block) {
+        return attach(block, null);
+    }
+
+    /**
      * A view of a lock initialized elsewhere ({@link RwLock#attach(Block, Futex)}).
      *
      * @param block the block holding the lock

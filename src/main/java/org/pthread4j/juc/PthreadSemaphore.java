@@ -130,6 +130,18 @@ public class PthreadSemaphore extends Semaphore {
         return new PthreadSemaphore(Sem.attach(block));
     }
 
+    /**
+     * {@return a {@link Semaphore} over it}: {@link #attach(Block)} with the backend a private
+     * semaphore's other users sleep on
+     *
+     * @param block a block holding a semaphore initialized elsewhere ({@link Sem#attach(Block, Futex)})
+     * @param futex the backend of a private semaphore, or {@code null} for the default
+     * @throws IllegalArgumentException when the block holds no semaphore
+     */
+    public static PthreadSemaphore attach(final Block block, final Futex futex) {
+        return new PthreadSemaphore(Sem.attach(block, futex));
+    }
+
     private static int checkPermits(final int permits) {
         if (permits < 0) {
             throw new IllegalArgumentException("a sem_t cannot start with a negative permit count: " + permits);

@@ -372,7 +372,7 @@ class PthreadLockTest {
     @Test
     void theDefaultLockIsRecursiveAndPrivateOnTheDefaultBackend() {
         final PthreadLock lock = new PthreadLock();
-        assertEquals(MutexAttr.RECURSIVE, lock.mutex().kind());
+        assertEquals(MutexAttr.RECURSIVE, lock.mutex().attr().type());
         assertFalse(lock.mutex().attr().pshared());
         assertFalse(lock.isFair());
         lock.lock();
