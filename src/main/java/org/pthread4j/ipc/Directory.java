@@ -107,6 +107,11 @@ final class Directory {
                 + HEADER_SIZE + "-byte header: truncated");
         }
         final int version = seg.get(INT, VERSION_OFFSET);
+        if (version > MAX_FUTURE_VERSION) {
+            throw bad(path, Problem.BAD_VERSION, "format version " + version + String.format(" (0x%08x)", version)
+                + " was never written by any pthread4j release (versions are small counters; this library writes "
+                + VERSION + "): the header is corrupt");
+        }
         if (version > VERSION) {
             throw bad(path, Problem.NEWER_VERSION, "format version " + version
                 + " is newer than the newest this library reads (" + VERSION + "): open it with a newer pthread4j");

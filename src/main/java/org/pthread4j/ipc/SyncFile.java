@@ -295,14 +295,21 @@ public final class SyncFile implements AutoCloseable {
      *
      * @param path the file
      * @return the open file
-     * @throws NoSuchFileException     when it does not exist (ENOENT)
+     * @throws NoSuchFileException     when it does not exist (ENOENT); the message is
+     *                                 {@code PATH: no such file}
      * @throws SyncFileFormatException when it is empty, truncated, foreign, of a newer format
      *                                 version, or corrupt; the message says which and where
      * @throws IOException             when it cannot be opened or mapped
      */
     public static SyncFile open(final Path path) throws IOException {
         final Path abs = path.toAbsolutePath();
-        final FileChannel ch = FileChannel.open(abs, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        final FileChannel ch;
+        try {
+            ch = FileChannel.open(abs, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        } catch (final NoSuchFileException e) {
+            // The JDK's message is the bare path: say what is wrong with it.
+            throw new NoSuchFileException(abs.toString(), null, "no such file");
+        }
         boolean ok = false;
         try {
             final SyncFile f = load(abs, ch);

@@ -73,9 +73,28 @@ public final class SyncFileInspector {
      */
     public static Report inspect(final Path path) throws IOException {
         final Path abs = path.toAbsolutePath();
-        try (FileChannel ch = FileChannel.open(abs, StandardOpenOption.READ); Arena arena = Arena.ofConfined()) {
-            final long length = Directory.precheck(abs, ch);
-            final MemorySegment seg = ch.map(FileChannel.MapMode.READ_ONLY, 0, length, arena);
+        try (FileChannel ch = FileChannel.open(abs, StandardOpenOption.READ)) {
+            return inspect(abs, ch);
+        }
+    }
+
+    /**
+     * Inspects a file through a channel the caller opened, for a caller that must choose how
+     * the file is opened (a tool that refuses to block on a FIFO opens it itself). The channel
+     * is read and mapped read-only, and left open.
+     *
+     * @param path    the file's name, for the report and the messages
+     * @param channel the file, open for reading
+     * @return what it holds
+     * @throws SyncFileFormatException when it is not a valid sync file (the message of
+     *                                 {@link SyncFile#open})
+     * @throws IOException             when it cannot be read
+     */
+    public static Report inspect(final Path path, final FileChannel channel) throws IOException {
+        final Path abs = path.toAbsolutePath();
+        try (Arena arena = Arena.ofConfined()) {
+            final long length = Directory.precheck(abs, channel);
+            final MemorySegment seg = channel.map(FileChannel.MapMode.READ_ONLY, 0, length, arena);
             final Directory dir = Directory.load(abs, seg, length);
             final List<SlotReport> slots = new ArrayList<>();
             for (final SlotInfo s : dir.slots()) {

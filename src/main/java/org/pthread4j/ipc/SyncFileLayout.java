@@ -40,6 +40,12 @@ public final class SyncFileLayout {
     public static final byte[] MAGIC = "PT4JSYNC".getBytes(StandardCharsets.US_ASCII);
     /** The format version this library writes and the newest it reads. */
     public static final int VERSION = 1;
+    /**
+     * The largest format version a later release could plausibly have written: versions grow by
+     * one per incompatible change, so a larger number in the version field is corruption, not a
+     * newer file.
+     */
+    public static final int MAX_FUTURE_VERSION = 255;
 
     /** Offset of the 8-byte magic. */
     public static final int MAGIC_OFFSET = 0;
