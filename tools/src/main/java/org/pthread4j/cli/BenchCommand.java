@@ -1,6 +1,7 @@
 package org.pthread4j.cli;
 
 import org.pthread4j.cli.bench.Charts;
+import org.pthread4j.cli.bench.Environment;
 import org.pthread4j.cli.bench.Harness;
 import org.pthread4j.cli.bench.Outputs;
 import org.pthread4j.cli.bench.Progress;
@@ -9,6 +10,7 @@ import org.pthread4j.cli.bench.Row;
 import org.pthread4j.cli.bench.Settings;
 import org.pthread4j.cli.bench.ChildJvm;
 import org.pthread4j.cli.bench.Workload;
+import org.pthread4j.cli.workload.CPrograms;
 import org.pthread4j.cli.workload.Workloads;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -19,6 +21,7 @@ import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -32,7 +35,7 @@ import java.util.concurrent.Callable;
  * named), prints one table with every figure's ratio to its reference measured in the same
  * run, and optionally writes JSON, CSV and PNG charts.
  */
-@Command(name = "bench", sortOptions = false,
+@Command(name = "bench", sortOptions = false, mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     header = "Runs the benchmarks, side by side with java.util.concurrent and C.",
     description = {
         "Runs the benchmarks and prints one table: every figure is min / median / max over repeated runs "
@@ -43,7 +46,7 @@ import java.util.concurrent.Callable;
         "When more than one workload is selected, each runs in a JVM of its own (started with this JVM's "
             + "options), so that no workload's figures carry the JIT profiles another one left in shared "
             + "code; --same-jvm runs them all in this one.",
-        "A progress line is shown on standard error when the JVM has a terminal."},
+        "A progress line, with the time left in the workload, is shown on standard error when the JVM has a terminal."},
     footer = {"", "Exit status: 0 done, 1 a case failed, 2 bad command line, 3 a case hung."})
 public final class BenchCommand implements Callable<Integer> {
     /** Largest thread count --threads accepts. */
@@ -90,16 +93,19 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     @Option(names = "--json", order = 4, paramLabel = "FILE",
-        description = "Also write the rows as a JSON array (workload, impl, backend, threads, unit, min, median, "
-            + "max, runs, ratio, reference, measure, note, samples).")
+        description = "Also write the results as a JSON object: the environment (version, commit, JDK, kernel, CPU, "
+            + "cores, JVM flags, futex backends) and the rows (workload, impl, backend, threads, unit, min, median, "
+            + "max, runs, ratio, reference, measure, note, samples). FILE must be new or an earlier bench JSON; it is "
+            + "checked before anything runs.")
     private Path json;
 
-    @Option(names = "--csv", order = 5, paramLabel = "FILE", description = "Also write the rows as CSV, same fields but samples.")
+    @Option(names = "--csv", order = 5, paramLabel = "FILE", description = "Also write the rows as CSV, same fields but "
+        + "samples, after '#' lines with the environment. FILE must be new or an earlier bench CSV.")
     private Path csv;
 
     @Option(names = "--chart", order = 6, paramLabel = "DIR",
         description = "Also write PNG charts into DIR: throughput or time against threads for thread sweeps, "
-            + "bars with min-max whiskers for the rest.")
+            + "bars with min-max whiskers for the rest. A chart replaces only a chart of an earlier bench.")
     private Path chart;
 
     @Option(names = "--list", order = 7, description = "List the workloads and exit.")
@@ -109,12 +115,16 @@ public final class BenchCommand implements Callable<Integer> {
         + "child JVM per workload.")
     private boolean sameJvm;
 
+    /** Child mode: this workload's place among those of the run, "K/N", for the progress line. */
+    @Option(names = "--position", hidden = true, paramLabel = "K/N")
+    private String position;
+
     /** Child mode: run the one selected workload and write its rows to this file, print no table. */
     @Option(names = "--rows-to", hidden = true, paramLabel = "FILE")
     private Path rowsTo;
 
-    @Option(names = {"-h", "--help"}, order = 9, usageHelp = true, description = "Show this help and exit.")
-    private boolean help;
+    /** Whether the outputs were written: files created for them are removed when not. */
+    private boolean outputsWritten;
 
     /** Creates the command; picocli instantiates it. */
     public BenchCommand() {
@@ -148,25 +158,67 @@ public final class BenchCommand implements Callable<Integer> {
             return 0;
         }
         final List<Workload> selected = select();
-        final Path home = Path.of(System.getProperty("pthread4j.home", System.getProperty("user.dir")));
-        final Settings settings = Settings.of(full, runs, threads, home);
+        final Settings settings = Settings.of(full, runs, threads, CPrograms.defaultCache());
         if (rowsTo != null) {
-            final List<Row> rows = new Harness(settings, Progress.forTerminal(), err).run(selected);
+            final List<Row> rows = new Harness(settings, Progress.forTerminal(position), err).run(selected);
             ChildJvm.writeRows(rowsTo, rows);
             return failed(rows) ? 1 : 0;
         }
-        out.printf(Locale.ROOT, "pthread4j bench, %s mode: %d runs per figure, %d ms each after a %d ms warm-up; "
-                + "%s %s, %d CPUs, Java %s%n",
-            full ? "full" : "quick", settings.runs(), settings.trialNanos() / 1_000_000,
-            settings.warmUpNanos() / 1_000_000, System.getProperty("os.name"), System.getProperty("os.version"),
-            Runtime.getRuntime().availableProcessors(), Runtime.version());
+        final List<Path> created = new ArrayList<>();
+        try {
+            prepareOutputs(selected, created);
+        } catch (final IOException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        try {
+            return runAndWrite(selected, settings, out, err);
+        } finally {
+            if (!outputsWritten) {
+                for (final Path p : created) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
+    }
+
+    /**
+     * Checks every output before anything runs, so a bad path costs no workload: new files are
+     * created now (and removed again if the run ends without writing them); an existing file or
+     * chart that is not an earlier output of the bench is refused and left alone.
+     */
+    private void prepareOutputs(final List<Workload> selected, final List<Path> created) throws IOException {
+        if (json != null && Outputs.prepare("--json", json, Outputs.JSON_SIGNATURE)) {
+            created.add(json);
+        }
+        if (csv != null && Outputs.prepare("--csv", csv, Outputs.CSV_SIGNATURE)) {
+            created.add(csv);
+        }
+        if (chart != null) {
+            final List<String> names = new ArrayList<>();
+            for (final Workload w : selected) {
+                names.add(w.name());
+            }
+            Charts.prepare(chart, names);
+        }
+    }
+
+    private int runAndWrite(final List<Workload> selected, final Settings settings, final PrintWriter out,
+                            final PrintWriter err) throws IOException {
+        final Environment env = Environment.current();
+        out.printf(Locale.ROOT, "pthread4j bench %s (commit %s), %s mode: %d runs per figure, %d ms each after a %d ms "
+                + "warm-up%n  JDK %s%n  %s, %d CPUs (%s)%n",
+            env.version(), env.commit(), full ? "full" : "quick", settings.runs(), settings.trialNanos() / 1_000_000,
+            settings.warmUpNanos() / 1_000_000, env.jdk(), env.kernel(), env.cores(), env.cpu());
         out.flush();
         final long t0 = System.nanoTime();
         final List<Row> rows;
         if (selected.size() > 1 && !sameJvm) {
             rows = new ArrayList<>();
-            for (final Workload w : selected) {
-                final ChildJvm.Result r = ChildJvm.run(w.name(), childOptions());
+            for (int i = 0; i < selected.size(); i++) {
+                final Workload w = selected.get(i);
+                final List<String> options = childOptions();
+                options.addAll(List.of("--position", (i + 1) + "/" + selected.size()));
+                final ChildJvm.Result r = ChildJvm.run(w.name(), options);
                 rows.addAll(r.rows());
                 if (r.exitCode() == ChildJvm.HUNG) {
                     Report.print(out, rows, descriptions(selected));
@@ -181,23 +233,24 @@ public final class BenchCommand implements Callable<Integer> {
                 }
             }
         } else {
-            rows = new Harness(settings, Progress.forTerminal(), err).run(selected);
+            rows = new Harness(settings, Progress.forTerminal(null), err).run(selected);
         }
         Report.print(out, rows, descriptions(selected));
         out.println();
         out.printf(Locale.ROOT, "%d rows in %.0f s.%n", rows.size(), (System.nanoTime() - t0) / 1e9);
         if (json != null) {
-            Outputs.write(json, Outputs.json(rows));
+            Outputs.write(json, Outputs.json(rows, env));
             out.println("wrote " + json);
         }
         if (csv != null) {
-            Outputs.write(csv, Outputs.csv(rows));
+            Outputs.write(csv, Outputs.csv(rows, env));
             out.println("wrote " + csv);
         }
         if (chart != null) {
             final List<Path> files = Charts.write(chart, rows);
             out.println("wrote " + files.size() + " charts into " + chart);
         }
+        outputsWritten = true;
         out.flush();
         return failed(rows) ? 1 : 0;
     }

@@ -1,21 +1,26 @@
 package org.pthread4j.cli;
 
+import org.pthread4j.futex.Futex;
+import org.pthread4j.futex.Futexes;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /**
- * {@code ./pthread4j demo COMMAND}: small runnable lessons. {@code demo trace} is
- * {@link DemoTraceCommand}.
+ * {@code ./pthread4j demo COMMAND}: small runnable lessons, {@code demo trace}
+ * ({@link DemoTraceCommand}) and {@code demo ipc} ({@link DemoIpcCommand}).
  */
 @Command(name = "demo", header = "Runs small scenarios that show how the primitives work.",
+    mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     synopsisSubcommandLabel = "COMMAND", subcommands = {DemoCommand.Trace.class, DemoCommand.Ipc.class})
 public final class DemoCommand implements Callable<Integer> {
     @Spec
@@ -27,12 +32,12 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        spec.commandLine().usage(spec.commandLine().getErr());
-        return Main.USAGE;
+        throw new ParameterException(spec.commandLine(), "missing COMMAND (trace or ipc)");
     }
 
-    /** {@code demo trace}: hands its arguments to {@link DemoTraceCommand#run(String[], PrintWriter, PrintWriter)}. */
+    /** {@code demo trace}: runs {@link DemoTraceCommand}'s scenarios. */
     @Command(name = "trace", header = "Prints the futex operations of a small scenario per primitive.",
+        mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = {"Runs a scenario per primitive (mutex, cond, rwlock, sem; all when none is named) with the",
             "futex trace on, and prints each step: what the threads did, the words afterwards, and every",
             "futex operation the step issued. The chapters in docs/ explain what you see."},
@@ -40,9 +45,6 @@ public final class DemoCommand implements Callable<Integer> {
     static final class Trace implements Callable<Integer> {
         @Spec
         private CommandSpec spec;
-
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
-        private boolean help;
 
         @Option(names = "--futex", paramLabel = "BACKEND",
             description = "parking, linux or linux-noprivate (default: the default private backend).")
@@ -56,32 +58,68 @@ public final class DemoCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            final List<String> all = new ArrayList<>();
-            if (futex != null) {
-                all.add("--futex");
-                all.add(futex);
+            final List<String> names = new ArrayList<>();
+            for (final String s : scenarios) {
+                final String name = s.toLowerCase(Locale.ROOT);
+                if (!DemoTraceCommand.SCENARIOS.contains(name)) {
+                    throw new ParameterException(spec.commandLine(), "unknown scenario '" + s + "' (known: "
+                        + String.join(", ", DemoTraceCommand.SCENARIOS) + ")");
+                }
+                names.add(name);
             }
-            all.addAll(scenarios);
-            return DemoTraceCommand.run(all.toArray(String[]::new), spec.commandLine().getOut(),
-                spec.commandLine().getErr());
+            final Futex backend;
+            try {
+                backend = futex == null ? Futexes.defaultPrivate() : Futexes.byName(futex);
+            } catch (final IllegalArgumentException | UnsupportedOperationException e) {
+                throw new ParameterException(spec.commandLine(), "--futex " + futex + ": " + e.getMessage());
+            }
+            return DemoTraceCommand.run(names.isEmpty() ? DemoTraceCommand.SCENARIOS : names, backend,
+                spec.commandLine().getOut(), spec.commandLine().getErr());
         }
     }
 
-    /** {@code demo ipc}: hands its arguments to {@link DemoIpcCommand#run(String[])}. */
-    @Command(name = "ipc", header = "Two JVMs ping-pong through a shared mutex and condvar, then one is killed mid-hold.",
-        description = {"Starts a second JVM that shares a file with this one, prints round trips per second through",
-            "a process-shared mutex and condition variable, then kills the peer while it holds a robust",
-            "mutex and shows this JVM recovering through EOWNERDEAD."})
+    /** {@code demo ipc}: runs {@link DemoIpcCommand}. */
+    @Command(name = "ipc", sortOptions = false, mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+        header = "Two JVMs ping-pong through a shared mutex and condvar, then one is killed mid-hold.",
+        description = {"Starts a second JVM that shares a sync file with this one, prints round trips per second",
+            "through a process-shared mutex and condition variable, then kills the peer while it holds a",
+            "robust mutex and shows this JVM recovering through EOWNERDEAD."},
+        footer = {"", "Exit status: 0 done, 1 the demo failed, 2 bad command line."})
     static final class Ipc implements Callable<Integer> {
-        @picocli.CommandLine.Unmatched
-        private List<String> args = new ArrayList<>();
+        @Spec
+        private CommandSpec spec;
+
+        private double seconds = DemoIpcCommand.DEFAULT_SECONDS;
+
+        @Option(names = "--seconds", order = 1, paramLabel = "S",
+            description = "How long the ping-pong runs, more than 0 and at most 3600 (default: 3).")
+        void setSeconds(final double s) {
+            if (!(s > 0 && s <= DemoIpcCommand.MAX_SECONDS)) {
+                throw new ParameterException(spec.commandLine(), "--seconds must be more than 0 and at most "
+                    + (int) DemoIpcCommand.MAX_SECONDS + ": " + s);
+            }
+            this.seconds = s;
+        }
+
+        @Option(names = "--file", order = 2, paramLabel = "PATH",
+            description = "The sync file: a new path (created, and removed at the end) or an existing sync file "
+                + "(used, and left in place). Anything else is refused and left untouched. Default: a new file in "
+                + "/dev/shm.")
+        private Path file;
+
+        /** The second JVM's mode: play the peer on this file. */
+        @Option(names = "--peer", hidden = true, paramLabel = "PATH")
+        private Path peer;
 
         Ipc() {
         }
 
         @Override
         public Integer call() {
-            return DemoIpcCommand.run(args.toArray(String[]::new));
+            if (peer != null) {
+                return DemoIpcCommand.peer(peer);
+            }
+            return DemoIpcCommand.run(file, seconds, spec.commandLine().getOut(), spec.commandLine().getErr());
         }
     }
 }

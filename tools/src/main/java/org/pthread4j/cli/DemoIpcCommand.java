@@ -8,32 +8,40 @@ import org.pthread4j.futex.Timespec;
 import org.pthread4j.internal.Syscall;
 import org.pthread4j.ipc.SlotType;
 import org.pthread4j.ipc.SyncFile;
+import org.pthread4j.ipc.SyncFileFormatException;
+import org.pthread4j.cli.bench.ChildJvm;
+import org.pthread4j.cli.fs.Problems;
 import org.pthread4j.ipc.SyncFileInspector;
 import org.pthread4j.memory.Block;
 
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code ./pthread4j demo ipc [--seconds S] [--file PATH]}: two JVM processes share a sync file
- * and ping-pong through a process-shared robust mutex and a condvar in it, printing round trips
- * per second; then the second process locks the mutex and is killed with SIGKILL while holding
- * it, and the first recovers through EOWNERDEAD.
+ * {@code ./pthread4j demo ipc [--seconds S] [--file PATH]} (parsed by {@link DemoCommand}): two
+ * JVM processes share a sync file and ping-pong through a process-shared robust mutex and a
+ * condvar in it, printing round trips per second; then the second process locks the mutex and
+ * is killed with SIGKILL while holding it, and the first recovers through EOWNERDEAD.
  *
- * <p>Exit status: 0 when the demo ran to the end, 1 when something failed, 2 for a usage error.
+ * <p>The file is created when its path does not exist, and then removed at the end; an existing
+ * sync file is used and left in place; any other existing file is refused before anything is
+ * written, and left exactly as it was.
  */
 public final class DemoIpcCommand {
-    /** The usage line. */
-    public static final String USAGE = "usage: pthread4j demo ipc [--seconds S] [--file PATH]";
+    /** Default length of the ping-pong, in seconds. */
+    static final double DEFAULT_SECONDS = 3;
+    /** Longest ping-pong, in seconds. */
+    static final double MAX_SECONDS = 3600;
 
     private static final MutexAttr ROBUST = MutexAttr.builder().type(MutexAttr.ERRORCHECK).robust(true).pshared(true).build();
     /** Offsets in the raw slot "turn": whose turn it is, and the stop flag. */
@@ -44,75 +52,62 @@ public final class DemoIpcCommand {
     }
 
     /**
-     * The peer process's entry point ({@code --peer FILE}), also usable as {@code run}.
+     * Runs the demo.
      *
-     * @param args the arguments
+     * @param file    the sync file, or {@code null} for a new one in {@code /dev/shm}
+     * @param seconds how long the ping-pong runs
+     * @param out     where the demo narrates
+     * @param err     where errors go
+     * @return 0 when the demo ran to the end, 1 when something failed
      */
-    public static void main(final String[] args) {
-        System.exit(run(args));
-    }
-
-    /**
-     * @param args the arguments after {@code demo ipc}
-     * @return the exit status
-     */
-    public static int run(final String[] args) {
-        return run(args, System.out, System.err);
-    }
-
-    /**
-     * @param args the arguments after {@code demo ipc}
-     * @param out  where the demo narrates
-     * @param err  where errors go
-     * @return the exit status
-     */
-    public static int run(final String[] args, final PrintStream out, final PrintStream err) {
-        double seconds = 3;
-        Path file = null;
+    public static int run(final Path file, final double seconds, final PrintWriter out, final PrintWriter err) {
+        final Path path = file != null ? file.toAbsolutePath()
+            : SyncFile.shmPath("pthread4j-demo-" + ProcessHandle.current().pid());
+        final SyncFile f;
+        boolean created = false;
         try {
-            for (int i = 0; i < args.length; i++) {
-                switch (args[i]) {
-                    case "--peer" -> {
-                        return peer(Path.of(args[i + 1]));
-                    }
-                    case "--seconds" -> seconds = Double.parseDouble(args[++i]);
-                    case "--file" -> file = Path.of(args[++i]);
-                    case "-h", "--help" -> {
-                        out.println(USAGE);
-                        return 0;
-                    }
-                    default -> {
-                        err.println(USAGE);
-                        return 2;
-                    }
-                }
+            if (Files.exists(path, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(path)) {
+                throw new IOException(path + ": exists and is not a regular file");
             }
-        } catch (final RuntimeException e) {
-            err.println(USAGE);
-            return 2;
+            SyncFile opened;
+            try {
+                opened = SyncFile.create(path, 8);
+                created = true;
+            } catch (final FileAlreadyExistsException e) {
+                opened = SyncFile.open(path);
+            }
+            f = opened;
+        } catch (final SyncFileFormatException e) {
+            err.println("pthread4j demo ipc: " + path + " exists and is not a pthread4j sync file (" + e.detail()
+                + "): it is left as it is; --file takes a new path or an existing sync file");
+            return 1;
+        } catch (final IOException e) {
+            err.println("pthread4j demo ipc: " + (e.getClass() == IOException.class ? e.getMessage()
+                : path + ": " + Problems.words(e)) + "; --file takes a new path or an existing sync file");
+            return 1;
         }
-        if (!(seconds > 0 && seconds <= 3600)) {
-            err.println(USAGE);
-            return 2;
-        }
-        final Path path = file != null ? file : SyncFile.shmPath("pthread4j-demo-" + ProcessHandle.current().pid());
-        try {
-            return demo(path, seconds, out);
+        try (f) {
+            return demo(f, path, seconds, out);
         } catch (final Exception e) {
-            err.println("pthread4j demo ipc: " + e);
+            out.flush();
+            err.println("pthread4j demo ipc: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
             return 1;
         } finally {
-            try {
-                SyncFile.unlink(path);
-            } catch (final IOException ignored) {
-                // best effort
+            if (created) {
+                try {
+                    SyncFile.unlink(path);
+                } catch (final IOException ignored) {
+                    // best effort: the file is ours and nothing else uses it
+                }
             }
+            out.flush();
+            err.flush();
         }
     }
 
-    private static int demo(final Path path, final double seconds, final PrintStream out) throws Exception {
-        SyncFile.unlink(path);
-        try (SyncFile f = SyncFile.create(path, 8)) {
+    private static int demo(final SyncFile f, final Path path, final double seconds, final PrintWriter out)
+            throws Exception {
+        {
             final Mutex m = f.mutex("m", ROBUST);
             final Cond c = f.cond("c");
             final Block turn = f.slot("turn", SlotType.RAW, 8);
@@ -202,17 +197,8 @@ public final class DemoIpcCommand {
     }
 
     private static Process startPeer(final Path path) throws IOException {
-        final List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java"));
-        cmd.add("--enable-native-access=ALL-UNNAMED");
-        cmd.add("--add-exports");
-        cmd.add("java.base/jdk.internal.misc=ALL-UNNAMED");
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(DemoIpcCommand.class.getName());
-        cmd.add("--peer");
-        cmd.add(path.toString());
-        return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        return new ProcessBuilder(ChildJvm.command(Main.class.getName(), List.of("demo", "ipc", "--peer", path.toString())))
+            .redirectError(ProcessBuilder.Redirect.INHERIT).start();
     }
 
     private static String expect(final BufferedReader in, final String prefix) throws IOException {
@@ -229,8 +215,13 @@ public final class DemoIpcCommand {
         }
     }
 
-    /** The peer: opens the file, answers the turn until told to stop, then holds the mutex until killed. */
-    private static int peer(final Path path) {
+    /**
+     * The peer: opens the file, answers the turn until told to stop, then holds the mutex until killed.
+     *
+     * @param path the sync file
+     * @return its exit status
+     */
+    static int peer(final Path path) {
         try (SyncFile f = SyncFile.open(path)) {
             final Mutex m = f.mutex("m", ROBUST);
             final Cond c = f.cond("c");

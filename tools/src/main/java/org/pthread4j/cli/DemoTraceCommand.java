@@ -41,7 +41,8 @@ import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 
 /**
- * {@code ./pthread4j demo trace [--futex BACKEND] [mutex|cond|rwlock|sem ...]}: runs a small
+ * {@code ./pthread4j demo trace [--futex BACKEND] [mutex|cond|rwlock|sem ...]} (parsed by
+ * {@link DemoCommand}): runs a small
  * scenario per primitive with {@link FutexTrace} on and prints, step by step, what each thread
  * did, the words afterwards, and every futex operation the step issued. A reader sees the fast
  * paths make no futex call, the waiters bit turn an unlock into a wake, and a condvar broadcast
@@ -57,9 +58,6 @@ import java.util.function.IntSupplier;
 public final class DemoTraceCommand {
     /** The scenarios, in the order they run when none is named. */
     public static final List<String> SCENARIOS = List.of("mutex", "cond", "rwlock", "sem");
-    /** One line of usage. */
-    public static final String USAGE = "usage: pthread4j demo trace [--futex parking|linux|linux-noprivate] "
-        + "[mutex|cond|rwlock|sem ...]";
     /** How long a step may take before the scenario is declared stuck: generous, machines are shared. */
     static final long STEP_TIMEOUT_SECONDS = 60;
 
@@ -67,61 +65,15 @@ public final class DemoTraceCommand {
     }
 
     /**
-     * Runs the command on standard output and error.
+     * Runs scenarios.
      *
-     * @param args the arguments after {@code demo trace}
-     * @return 0 done, 1 a scenario failed, 2 a bad command line
+     * @param names the scenarios, from {@link #SCENARIOS}, in the order to run them
+     * @param futex the backend of the scenarios' primitives
+     * @param out   where the timelines go
+     * @param err   where errors go
+     * @return 0 done, 1 a scenario failed
      */
-    public static int run(final String[] args) {
-        final PrintWriter out = new PrintWriter(System.out, true);
-        final PrintWriter err = new PrintWriter(System.err, true);
-        return run(args, out, err);
-    }
-
-    /**
-     * Runs the command.
-     *
-     * @param args the arguments after {@code demo trace}
-     * @param out  where the timelines go
-     * @param err  where errors go
-     * @return 0 done, 1 a scenario failed, 2 a bad command line
-     */
-    public static int run(final String[] args, final PrintWriter out, final PrintWriter err) {
-        final List<String> names = new ArrayList<>();
-        String backend = null;
-        for (int i = 0; i < args.length; i++) {
-            final String a = args[i];
-            if (a.equals("-h") || a.equals("--help")) {
-                out.println(USAGE);
-                out.println("Runs a small scenario per primitive with the futex trace on and prints its timeline.");
-                out.println("Default: every scenario, on the default private backend ("
-                    + Futexes.defaultPrivate().name() + ").");
-                out.flush();
-                return 0;
-            } else if (a.equals("--futex") || a.startsWith("--futex=")) {
-                if (a.equals("--futex")) {
-                    if (i + 1 == args.length) {
-                        return usage(err, "--futex needs a backend name");
-                    }
-                    backend = args[++i];
-                } else {
-                    backend = a.substring("--futex=".length());
-                }
-            } else if (SCENARIOS.contains(a.toLowerCase(Locale.ROOT))) {
-                names.add(a.toLowerCase(Locale.ROOT));
-            } else {
-                return usage(err, "unknown scenario '" + a + "'");
-            }
-        }
-        final Futex futex;
-        try {
-            futex = backend == null ? Futexes.defaultPrivate() : Futexes.byName(backend);
-        } catch (final IllegalArgumentException | UnsupportedOperationException e) {
-            return usage(err, e.getMessage());
-        }
-        if (names.isEmpty()) {
-            names.addAll(SCENARIOS);
-        }
+    public static int run(final List<String> names, final Futex futex, final PrintWriter out, final PrintWriter err) {
         final boolean wasEnabled = FutexTrace.isEnabled();
         try {
             for (final String name : names) {
@@ -146,13 +98,6 @@ public final class DemoTraceCommand {
             out.flush();
             err.flush();
         }
-    }
-
-    private static int usage(final PrintWriter err, final String message) {
-        err.println("pthread4j demo trace: " + message);
-        err.println(USAGE);
-        err.flush();
-        return 2;
     }
 
     // -------------------------------------------------------------------------------------------

@@ -1,12 +1,12 @@
 package org.pthread4j.cli;
 
+import org.pthread4j.cli.bench.Environment;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.UnmatchedArgumentException;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -16,39 +16,37 @@ import java.util.concurrent.Callable;
 /**
  * Entry point of {@code ./pthread4j}: {@code bench} runs the benchmarks, {@code demo trace}
  * prints the futex operations of small scenarios, {@code demo ipc} shows two JVMs sharing a
- * file, {@code inspect FILE} prints a sync file's primitives, {@code help} prints the usage. An unknown
- * command or a bad option prints a message and the usage on standard error and exits with
- * status 2.
+ * file, {@code inspect FILE} prints a sync file's primitives, {@code help} prints the usage.
+ * Every command parses its command line with picocli: {@code --help} works everywhere, and a bad
+ * command line prints what was wrong, the command's synopsis and a pointer to its help on
+ * standard error, and exits with status {@link #USAGE}.
  */
-@Command(name = "pthread4j",
+@Command(name = "pthread4j", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     description = "musl libc's thread synchronization on off-heap words and real futexes.",
-    subcommands = {BenchCommand.class, DemoCommand.class, Main.Inspect.class, CommandLine.HelpCommand.class},
-    synopsisSubcommandLabel = "COMMAND")
+    subcommands = {BenchCommand.class, DemoCommand.class, InspectCommand.class, CommandLine.HelpCommand.class},
+    synopsisSubcommandLabel = "COMMAND",
+    footer = {"", "In a checkout, './pthread4j test' runs the test suite (./mvnw -B verify).",
+        "Exit status: 0 done, 1 failed, 2 bad command line; each command's --help tells its own."})
 public final class Main implements Callable<Integer> {
-    /** {@code inspect FILE [--json]}: hands its arguments to {@link InspectCommand#run(String[])}. */
-    @Command(name = "inspect", header = "Prints a sync file's header and the state of every primitive in it, taking no lock.",
-        description = {"Usage: inspect FILE [--json]. A corrupt file is refused with the message open() gives."})
-    static final class Inspect implements Callable<Integer> {
-        @CommandLine.Unmatched
-        private List<String> args = new ArrayList<>();
-
-        Inspect() {
-        }
-
-        @Override
-        public Integer call() {
-            return InspectCommand.run(args.toArray(String[]::new));
-        }
-    }
-
     /** Exit status for a command-line error. */
     public static final int USAGE = 2;
 
+    /** {@code --version}: the tools' version and commit, the JDK, the kernel and the futex backends. */
+    public static final class Version implements CommandLine.IVersionProvider {
+        /** Creates the provider; picocli instantiates it. */
+        public Version() {
+        }
+
+        @Override
+        public String[] getVersion() {
+            final Environment e = Environment.current();
+            return new String[] {"pthread4j " + e.version() + ", commit " + e.commit(), "JDK " + e.jdk(),
+                "kernel " + e.kernel() + ", " + e.cores() + " CPUs (" + e.cpu() + ")", "futex backends: " + e.futex()};
+        }
+    }
+
     @Spec
     private CommandSpec spec;
-
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
-    private boolean help;
 
     /** Creates the command; picocli instantiates it. */
     public Main() {
@@ -56,8 +54,7 @@ public final class Main implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        spec.commandLine().usage(spec.commandLine().getErr());
-        return USAGE;
+        throw new ParameterException(spec.commandLine(), "missing COMMAND");
     }
 
     /**
@@ -66,7 +63,7 @@ public final class Main implements Callable<Integer> {
      * @param args the arguments
      * @param out  standard output
      * @param err  standard error
-     * @return the exit status: 0 done, 1 a benchmark case failed, 2 a command-line error
+     * @return the exit status: 0 done, 1 failed, 2 a command-line error, or a command's own
      */
     public static int run(final String[] args, final PrintWriter out, final PrintWriter err) {
         final CommandLine cl = new CommandLine(new Main());
@@ -92,18 +89,22 @@ public final class Main implements Callable<Integer> {
         final CommandLine cl = e.getCommandLine();
         final PrintWriter err = cl.getErr();
         String msg = e.getMessage();
-        if (e instanceof UnmatchedArgumentException u && cl.getParent() == null && !u.getUnmatched().isEmpty()
+        if (e instanceof UnmatchedArgumentException u && !cl.getSubcommands().isEmpty() && !u.getUnmatched().isEmpty()
             && !u.getUnmatched().get(0).startsWith("-")) {
             msg = "unknown command '" + u.getUnmatched().get(0) + "'";
         }
-        err.println("pthread4j: " + msg);
+        err.println(qualifiedName(cl) + ": " + msg);
         err.print(cl.getHelp().synopsis(0));
-        if (cl.getParent() == null) {
+        if (!cl.getSubcommands().isEmpty()) {
             err.print(cl.getHelp().commandList());
         }
-        err.println("Try './pthread4j " + (cl.getParent() == null ? "" : cl.getCommandName() + " ") + "--help' for more.");
+        err.println("Try '" + qualifiedName(cl).replace("pthread4j", "./pthread4j") + " --help' for more.");
         err.flush();
         return USAGE;
+    }
+
+    private static String qualifiedName(final CommandLine cl) {
+        return cl.getParent() == null ? cl.getCommandName() : qualifiedName(cl.getParent()) + " " + cl.getCommandName();
     }
 
     /** @param args the command line */

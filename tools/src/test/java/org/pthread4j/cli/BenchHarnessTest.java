@@ -152,9 +152,12 @@ class BenchHarnessTest {
     @Test
     void jsonHasOneRecordPerRowWithTheFieldsInOrder() {
         final List<Row> rows = run(fake(new AtomicInteger(), new AtomicInteger(), true));
-        final List<String> lines = Outputs.json(rows).lines().toList();
-        assertEquals("[", lines.get(0));
-        assertEquals("]", lines.get(lines.size() - 1));
+        final List<String> all = Outputs.json(rows, org.pthread4j.cli.bench.Environment.current()).lines().toList();
+        assertTrue(all.get(0).startsWith("{\"format\": \"pthread4j-bench\""), all.get(0));
+        assertTrue(all.get(1).startsWith(" \"environment\": {"), all.get(1));
+        final List<String> lines = all.subList(2, all.size());
+        assertEquals(" \"rows\": [", lines.get(0));
+        assertEquals(" ]}", lines.get(lines.size() - 1));
         assertEquals(rows.size() + 2, lines.size());
         final Pattern record = Pattern.compile("  \\{\"workload\": \"fake\", \"impl\": \"[^\"]+\", \"backend\": \"[^\"]+\", "
             + "\"threads\": 2, \"unit\": \"ns\", \"min\": (\\d+|null), \"median\": (\\d+|null), \"max\": (\\d+|null), "
@@ -172,7 +175,8 @@ class BenchHarnessTest {
     @Test
     void csvHasTheHeaderAndOneQuotedLinePerRow() {
         final List<Row> rows = run(fake(new AtomicInteger(), new AtomicInteger(), true));
-        final List<String> lines = Outputs.csv(rows).lines().toList();
+        final List<String> lines = Outputs.csv(rows, org.pthread4j.cli.bench.Environment.current()).lines()
+            .filter(l -> !l.startsWith("#")).toList();
         assertEquals("workload,impl,backend,threads,unit,min,median,max,runs,ratio,reference,measure,note", lines.get(0));
         assertEquals(rows.size() + 1, lines.size());
         assertEquals("fake,fast,parking,2,ns,40,50,60,3,0.25,ref (j.u.c),round trip,", lines.get(2));

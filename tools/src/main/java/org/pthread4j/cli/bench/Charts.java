@@ -1,7 +1,6 @@
 package org.pthread4j.cli.bench;
 
 import org.jfree.chart.ChartFactory;
-import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.CategoryAxis;
 import org.jfree.chart.axis.LogAxis;
@@ -24,9 +23,22 @@ import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
 import java.awt.Paint;
+import java.awt.image.BufferedImage;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import javax.imageio.IIOImage;
+import javax.imageio.ImageIO;
+import javax.imageio.ImageTypeSpecifier;
+import javax.imageio.ImageWriteParam;
+import javax.imageio.ImageWriter;
+import javax.imageio.metadata.IIOMetadata;
+import javax.imageio.metadata.IIOMetadataNode;
+import javax.imageio.stream.ImageOutputStream;
 import java.text.DecimalFormat;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -54,20 +66,97 @@ public final class Charts {
     /** Medians spanning more than this factor get a logarithmic value axis. */
     private static final double LOG_SPAN = 100;
 
+    /** The {@code Software} text of every chart's PNG metadata: how an earlier chart is recognized. */
+    public static final String SOFTWARE = "pthread4j bench";
+
     private Charts() {
+    }
+
+    /**
+     * Makes sure, before anything runs, that charts can go into {@code dir} without destroying a
+     * file: the directory is created when missing and must take a new file; an existing chart
+     * file of a selected workload (named {@code WORKLOAD-...png}) must be a chart an earlier
+     * bench wrote ({@link #SOFTWARE} in its metadata).
+     *
+     * @param dir       the directory
+     * @param workloads the selected workloads' names
+     * @throws IOException when the directory cannot take the charts; the message says why and
+     *                     nothing was changed but the directory's creation
+     */
+    public static void prepare(final Path dir, final List<String> workloads) throws IOException {
+        try {
+            Files.createDirectories(dir);
+            Files.delete(Files.createTempFile(dir, ".pthread4j-bench", ".png"));
+        } catch (final IOException e) {
+            throw new IOException("--chart " + dir + ": cannot write charts there: "
+                + org.pthread4j.cli.fs.Problems.words(e), e);
+        }
+        try (var files = Files.list(dir)) {
+            for (final Path f : files.toList()) {
+                final String name = f.getFileName().toString();
+                for (final String w : workloads) {
+                    if (name.startsWith(w + "-") && name.endsWith(".png") && !ours(f)) {
+                        throw new IOException("--chart " + dir + ": " + name + " exists and is not a chart of "
+                            + "pthread4j bench; it is left as it is: choose another directory, or move it away");
+                    }
+                }
+            }
+        }
+    }
+
+    /** Whether a file is a PNG this class wrote: its text metadata names {@link #SOFTWARE}. */
+    static boolean ours(final Path file) throws IOException {
+        if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+            return false;
+        }
+        final byte[] head;
+        try (InputStream in = Files.newInputStream(file)) {
+            head = in.readNBytes(4096);
+        }
+        final String text = new String(head, StandardCharsets.ISO_8859_1);
+        return text.startsWith("\u0089PNG") && text.contains("Software\u0000" + SOFTWARE);
+    }
+
+    /** Writes an image as PNG with {@code Software: pthread4j bench} in a text chunk. */
+    private static void png(final Path file, final BufferedImage image) throws IOException {
+        final ImageWriter writer = ImageIO.getImageWritersByFormatName("png").next();
+        try {
+            final ImageWriteParam param = writer.getDefaultWriteParam();
+            final IIOMetadata meta = writer.getDefaultImageMetadata(ImageTypeSpecifier.createFromRenderedImage(image),
+                param);
+            final IIOMetadataNode entry = new IIOMetadataNode("tEXtEntry");
+            entry.setAttribute("keyword", "Software");
+            entry.setAttribute("value", SOFTWARE);
+            final IIOMetadataNode text = new IIOMetadataNode("tEXt");
+            text.appendChild(entry);
+            final IIOMetadataNode root = new IIOMetadataNode("javax_imageio_png_1.0");
+            root.appendChild(text);
+            meta.mergeTree("javax_imageio_png_1.0", root);
+            final Path tmp = Files.createTempFile(file.toAbsolutePath().getParent(), "." + file.getFileName(), ".tmp");
+            try {
+                try (ImageOutputStream out = ImageIO.createImageOutputStream(tmp.toFile())) {
+                    writer.setOutput(out);
+                    writer.write(null, new IIOImage(image, null, meta), param);
+                }
+                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+        } finally {
+            writer.dispose();
+        }
     }
 
     /**
      * Writes the charts.
      *
-     * @param dir  the directory (created when missing)
+     * @param dir  the directory ({@link #prepare}d)
      * @param rows the rows
      * @return the files written
      * @throws IOException when a file cannot be written
      */
     public static List<Path> write(final Path dir, final List<Row> rows) throws IOException {
         System.setProperty("java.awt.headless", "true");
-        Files.createDirectories(dir);
         final Map<String, List<Row>> blocks = new LinkedHashMap<>();
         for (final Row r : rows) {
             if (r.measured()) {
@@ -88,7 +177,10 @@ public final class Charts {
                 new Font(Font.SANS_SERIF, Font.PLAIN, 12)));
             final int height = threads.size() > 1 ? 600 : Math.max(300, 120 + 38 * block.size());
             final Path file = dir.resolve(fileName(first.workload(), first.section()));
-            ChartUtils.saveChartAsPNG(file.toFile(), chart, WIDTH, height);
+            if (Files.exists(file, LinkOption.NOFOLLOW_LINKS) && !ours(file)) {
+                throw new IOException(file + ": exists and is not a chart of pthread4j bench; left as it is");
+            }
+            png(file, chart.createBufferedImage(WIDTH, height));
             files.add(file);
         }
         return files;

@@ -24,6 +24,9 @@ import java.util.List;
 public final class ChildJvm {
     /** The exit status of a JVM the watchdog stopped because a case hung. */
     public static final int HUNG = Watchdog.HUNG;
+    /** Options without which the library cannot run in a child. */
+    private static final List<String> REQUIRED = List.of("--enable-native-access=ALL-UNNAMED",
+        "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED");
 
     /**
      * What a child returned.
@@ -49,18 +52,11 @@ public final class ChildJvm {
     public static Result run(final String workload, final List<String> options) throws IOException {
         final Path file = Files.createTempFile("pthread4j-bench-" + workload + "-", ".rows");
         try {
-            final List<String> cmd = new ArrayList<>();
-            cmd.add(ProcessHandle.current().info().command().orElse(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-            cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
-            cmd.add("-cp");
-            cmd.add(System.getProperty("java.class.path"));
-            cmd.add("org.pthread4j.cli.Main");
-            cmd.add("bench");
-            cmd.add(workload);
-            cmd.addAll(options);
-            cmd.add("--rows-to");
-            cmd.add(file.toString());
+            final List<String> args = new ArrayList<>(List.of("bench", workload));
+            args.addAll(options);
+            args.add("--rows-to");
+            args.add(file.toString());
+            final List<String> cmd = command("org.pthread4j.cli.Main", args);
             final Process p = new ProcessBuilder(cmd)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
@@ -77,6 +73,49 @@ public final class ChildJvm {
         } finally {
             Files.deleteIfExists(file);
         }
+    }
+
+    /**
+     * The command line of a JVM started like this one: the same {@code java} binary, the same
+     * JVM options (a debugger agent left out, so that two JVMs do not fight over its port; the
+     * flags the library needs added when missing), the same class path, then {@code mainClass}
+     * and its arguments. Every child JVM of the tools is started with it.
+     *
+     * @param mainClass the class to run
+     * @param args      its arguments
+     * @return the command
+     */
+    public static List<String> command(final String mainClass, final List<String> args) {
+        final List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command()
+            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        cmd.addAll(jvmOptions(ManagementFactory.getRuntimeMXBean().getInputArguments()));
+        for (final String required : REQUIRED) {
+            final String name = required.substring(0, required.indexOf('='));
+            final String value = required.substring(name.length() + 1);
+            if (!cmd.contains(required) && !(cmd.contains(name) && cmd.contains(value))) {
+                cmd.add(required);
+            }
+        }
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(mainClass);
+        cmd.addAll(args);
+        return cmd;
+    }
+
+    /**
+     * @param inputArguments a JVM's options, as {@code RuntimeMXBean.getInputArguments()} gives them
+     * @return those a child JVM repeats: all but a debugger agent
+     */
+    public static List<String> jvmOptions(final List<String> inputArguments) {
+        final List<String> options = new ArrayList<>();
+        for (final String o : inputArguments) {
+            if (!o.startsWith("-agentlib:jdwp") && !o.startsWith("-Xrunjdwp")) {
+                options.add(o);
+            }
+        }
+        return options;
     }
 
     /**

@@ -13,10 +13,10 @@ import java.util.Objects;
  *                      workload's own default
  * @param trialNanos    target length of one repetition
  * @param warmUpNanos   warm-up time per case before its repetitions
- * @param home          the project directory (C sources are in {@code tools/src/main/c}, C
- *                      binaries are built into {@code tools/target/bench-c})
+ * @param cCache        where the C baselines are compiled to and kept (see
+ *                      {@code CPrograms.defaultCache()})
  */
-public record Settings(boolean full, int runs, List<Integer> threads, long trialNanos, long warmUpNanos, Path home) {
+public record Settings(boolean full, int runs, List<Integer> threads, long trialNanos, long warmUpNanos, Path cCache) {
     /** Fewest repetitions a figure may rest on. */
     public static final int MIN_RUNS = 3;
 
@@ -26,7 +26,7 @@ public record Settings(boolean full, int runs, List<Integer> threads, long trial
             throw new IllegalArgumentException("runs must be at least " + MIN_RUNS + ": " + runs);
         }
         threads = threads == null ? null : List.copyOf(threads);
-        Objects.requireNonNull(home, "home");
+        Objects.requireNonNull(cCache, "cCache");
     }
 
     /**
@@ -35,12 +35,12 @@ public record Settings(boolean full, int runs, List<Integer> threads, long trial
      * @param full    full mode (else quick)
      * @param runs    repetitions, or 0 for the mode's default (5 quick, 10 full)
      * @param threads thread counts, or {@code null}
-     * @param home    the project directory
+     * @param cCache  where the C baselines are compiled to
      * @return the settings
      */
-    public static Settings of(final boolean full, final int runs, final List<Integer> threads, final Path home) {
+    public static Settings of(final boolean full, final int runs, final List<Integer> threads, final Path cCache) {
         return new Settings(full, runs > 0 ? runs : (full ? 10 : 5), threads,
-            full ? 500_000_000L : 100_000_000L, full ? 1_000_000_000L : 200_000_000L, home);
+            full ? 500_000_000L : 100_000_000L, full ? 1_000_000_000L : 200_000_000L, cCache);
     }
 
     /**

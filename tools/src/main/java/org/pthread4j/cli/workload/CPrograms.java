@@ -4,6 +4,11 @@ import org.pthread4j.cli.bench.Case;
 import org.pthread4j.cli.bench.Fixture;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.nio.file.StandardCopyOption;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,20 +19,24 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The C baselines: programs in {@code tools/src/main/c}, compiled with {@code gcc -O2 -pthread}
- * (and, where it is installed, {@code musl-gcc -static}, for musl's own pthreads) into
- * {@code tools/target/bench-c} when the binary is missing or older than its source, and run as
- * subprocesses in the same bench run as the Java figures they are compared with. Each program
- * measures itself for the time it is given (after its own warm-up, so the harness warms a C case
- * up with one short run only) and prints its figures on
- * its last line, one per measure of the group, separated by spaces. Without the compiler the
- * cases are skipped with the reason in the table.
+ * The C baselines: programs whose sources are resources of the tools jar (from
+ * {@code tools/src/main/c}), compiled with {@code gcc -O2 -pthread} (and, where it is installed,
+ * {@code musl-gcc -static}, for musl's own pthreads) into a cache directory the first time they
+ * are needed, and run as subprocesses in the same bench run as the Java figures they are compared
+ * with. The cache ({@link #defaultCache()}) is keyed by a hash of the source and the compiler
+ * command, so an edited source is compiled afresh and nothing is looked up in the project
+ * directory: the jar runs from anywhere. Each program measures itself for the time it is given
+ * (after its own warm-up, so the harness warms a C case up with one short run only) and prints
+ * its figures on its last line, one per measure of the group, separated by spaces. Without the
+ * compiler the cases are skipped with the reason in the table.
  */
 public final class CPrograms {
     /** Name of the backend column for the glibc rows. */
     public static final String BACKEND = Libc.GLIBC.backend;
 
     private static final Map<String, Object> BUILT = new ConcurrentHashMap<>();
+    /** Where the sources are, relative to this class, in the jar. */
+    private static final String SOURCES = "c/";
 
     /** The C libraries the baselines are built against. */
     public enum Libc {
@@ -55,29 +64,29 @@ public final class CPrograms {
     /**
      * A case that runs a C program, built with gcc, once per trial.
      *
-     * @param home    the project directory
-     * @param program the program's name ({@code tools/src/main/c/NAME.c})
+     * @param cache   the directory of compiled programs
+     * @param program the program's name ({@code NAME.c} among the sources)
      * @param impl    the row's impl column
      * @param args    arguments before the trial length in milliseconds
      * @return the case, or a skipped case saying why it cannot run here
      */
-    public static Case of(final Path home, final String program, final String impl, final String... args) {
-        return of(home, Libc.GLIBC, program, impl, args);
+    public static Case of(final Path cache, final String program, final String impl, final String... args) {
+        return of(cache, Libc.GLIBC, program, impl, args);
     }
 
     /**
      * A case that runs a C program once per trial.
      *
-     * @param home    the project directory
+     * @param cache   the directory of compiled programs
      * @param libc    the C library to build it against
-     * @param program the program's name ({@code tools/src/main/c/NAME.c})
+     * @param program the program's name ({@code NAME.c} among the sources)
      * @param impl    the row's impl column
      * @param args    arguments before the trial length in milliseconds
      * @return the case, or a skipped case saying why it cannot run here
      */
-    public static Case of(final Path home, final Libc libc, final String program, final String impl,
+    public static Case of(final Path cache, final Libc libc, final String program, final String impl,
                           final String... args) {
-        final Object built = build(home, libc, program);
+        final Object built = build(cache, libc, program);
         if (built instanceof String reason) {
             return Case.skipped(impl, libc.backend, reason);
         }
@@ -103,75 +112,129 @@ public final class CPrograms {
     /**
      * The same program built against every C library: a glibc case and a musl case.
      *
-     * @param home    the project directory
+     * @param cache   the directory of compiled programs
      * @param program the program's name
      * @param impl    the rows' impl column
      * @param args    arguments before the trial length in milliseconds
      * @return one case per {@link Libc}
      */
-    public static List<Case> each(final Path home, final String program, final String impl, final String... args) {
+    public static List<Case> each(final Path cache, final String program, final String impl, final String... args) {
         final List<Case> cases = new ArrayList<>();
         for (final Libc libc : Libc.values()) {
-            cases.add(of(home, libc, program, impl, args));
+            cases.add(of(cache, libc, program, impl, args));
         }
         return cases;
     }
 
     /**
-     * @param home    the project directory
+     * @param cache   the directory of compiled programs
      * @param program the program's name
      * @return the glibc binary's path, or a String saying why there is none
      */
-    static Object build(final Path home, final String program) {
-        return build(home, Libc.GLIBC, program);
+    static Object build(final Path cache, final String program) {
+        return build(cache, Libc.GLIBC, program);
     }
 
     /**
-     * @param home    the project directory
+     * @param cache   the directory of compiled programs
      * @param libc    the C library
      * @param program the program's name
      * @return the binary's path, or a String saying why there is none
      */
-    static Object build(final Path home, final Libc libc, final String program) {
-        return BUILT.computeIfAbsent(home + "/" + program + libc.suffix, k -> compile(home, libc, program));
+    static Object build(final Path cache, final Libc libc, final String program) {
+        return BUILT.computeIfAbsent(cache + "/" + program + libc.suffix, k -> compile(cache, libc, program));
     }
 
-    private static synchronized Object compile(final Path home, final Libc libc, final String program) {
-        final Path source = home.resolve("tools/src/main/c/" + program + ".c");
-        if (!Files.isRegularFile(source)) {
-            return "no C source " + source + " (run from the project directory)";
+    /**
+     * {@return the default cache of compiled programs: {@code $XDG_CACHE_HOME/pthread4j/bench-c},
+     * else {@code ~/.cache/pthread4j/bench-c}}
+     */
+    public static Path defaultCache() {
+        final String xdg = System.getenv("XDG_CACHE_HOME");
+        final Path base = xdg != null && xdg.startsWith("/") ? Path.of(xdg)
+            : Path.of(System.getProperty("user.home"), ".cache");
+        return base.resolve("pthread4j").resolve("bench-c");
+    }
+
+    /**
+     * {@return a program's source, from the jar}
+     *
+     * @param program the program's name
+     * @throws IOException when there is no such source
+     */
+    static byte[] source(final String program) throws IOException {
+        try (InputStream in = CPrograms.class.getResourceAsStream(SOURCES + program + ".c")) {
+            if (in == null) {
+                throw new IOException("no C source " + program + ".c in the tools jar");
+            }
+            return in.readAllBytes();
         }
-        final Path binary = home.resolve("tools/target/bench-c/" + program + libc.suffix);
+    }
+
+    /**
+     * Compiles a program into {@code cache/HASH/}, HASH naming the source and the compiler
+     * command, unless it is there already. Everything is written under a temporary name and
+     * renamed into place, so a concurrent bench or an interrupted compilation leaves no
+     * half-written binary.
+     */
+    private static synchronized Object compile(final Path cache, final Libc libc, final String program) {
         try {
-            if (Files.isExecutable(binary)
-                && Files.getLastModifiedTime(binary).compareTo(Files.getLastModifiedTime(source)) >= 0) {
+            final byte[] source = source(program);
+            final List<String> flags = new ArrayList<>(List.of("-O2", "-Wall", "-pthread"));
+            flags.addAll(libc.flags);
+            final Path dir = cache.resolve(hash(source, libc.compiler + " " + String.join(" ", flags)));
+            final Path binary = dir.resolve(program + libc.suffix);
+            if (Files.isRegularFile(binary) && Files.isExecutable(binary)) {
                 return binary;
             }
-            Files.createDirectories(binary.getParent());
-            final List<String> cmd = new ArrayList<>(List.of(libc.compiler, "-O2", "-Wall", "-pthread"));
-            cmd.addAll(libc.flags);
-            cmd.addAll(List.of("-o", binary.toString(), source.toString()));
-            final Process p;
+            Files.createDirectories(dir);
+            final Path src = dir.resolve(program + ".c");
+            if (!Files.isRegularFile(src)) {
+                final Path tmp = Files.createTempFile(dir, "." + program, ".c");
+                Files.write(tmp, source);
+                Files.move(tmp, src, StandardCopyOption.ATOMIC_MOVE);
+            }
+            final Path out = Files.createTempFile(dir, "." + program + libc.suffix, ".tmp");
+            final List<String> cmd = new ArrayList<>(List.of(libc.compiler));
+            cmd.addAll(flags);
+            cmd.addAll(List.of("-o", out.toString(), src.toString()));
             try {
-                p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            } catch (final IOException e) {
-                return libc.compiler + " not found: " + libc.backend + " baselines skipped";
+                final Process p;
+                try {
+                    p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+                } catch (final IOException e) {
+                    return libc.compiler + " not found: " + libc.backend + " baselines skipped";
+                }
+                final String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                    return libc.compiler + " did not finish compiling " + program;
+                }
+                if (p.exitValue() != 0) {
+                    return libc.compiler + " failed on " + program + ".c: "
+                        + output.lines().findFirst().orElse("exit " + p.exitValue());
+                }
+                Files.move(out, binary, StandardCopyOption.ATOMIC_MOVE);
+                return binary;
+            } finally {
+                Files.deleteIfExists(out);
             }
-            final String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(120, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                return libc.compiler + " did not finish compiling " + program;
-            }
-            if (p.exitValue() != 0) {
-                return libc.compiler + " failed on " + source + ": "
-                    + output.lines().findFirst().orElse("exit " + p.exitValue());
-            }
-            return binary;
         } catch (final IOException e) {
-            return "cannot build " + program + ": " + e.getMessage();
+            return "cannot build " + program + " in " + cache + ": " + e.getMessage();
         } catch (final InterruptedException e) {
             Thread.currentThread().interrupt();
             return "interrupted while compiling " + program;
+        }
+    }
+
+    private static String hash(final byte[] source, final String command) {
+        try {
+            final MessageDigest d = MessageDigest.getInstance("SHA-256");
+            d.update(source);
+            d.update(command.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(d.digest(), 0, 8);
+        } catch (final NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
         }
     }
 

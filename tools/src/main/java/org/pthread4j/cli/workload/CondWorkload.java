@@ -56,14 +56,14 @@ public final class CondWorkload implements Workload {
         final int items = settings.pick(200, 2_000);
         final List<Group> groups = new ArrayList<>();
         groups.add(Group.of("condvar ping-pong", Measure.rate("condvar ping-pong", "round trips/s"), 2,
-            cases(settings.home(), p -> () -> perSecond(new TakingTurns(p.open(), true)), "pingpong")));
+            cases(settings.cCache(), p -> () -> perSecond(new TakingTurns(p.open(), true)), "pingpong")));
         groups.add(Group.of("seed-002 ping-pong code as written (one thread loops, one waits)",
             Measure.rate("seed-002 ping-pong code as written (one thread loops, one waits)", "turns/s"), 2,
-            cases(settings.home(), p -> () -> perSecond(new TakingTurns(p.open(), false)), "asis")));
+            cases(settings.cCache(), p -> () -> perSecond(new TakingTurns(p.open(), false)), "asis")));
         groups.add(new Group("cvb2 broadcast", List.of(
             Measure.time("cvb2 broadcast, 5 waiters: time", "ns/item"),
             new Measure("cvb2 broadcast, 5 waiters: wakes", "wakes/item", false)),
-            WAITERS + 1, cases(settings.home(), p -> () -> new Cvb2(p.open(), items), "cvb2", Integer.toString(items)), true));
+            WAITERS + 1, cases(settings.cCache(), p -> () -> new Cvb2(p.open(), items), "cvb2", Integer.toString(items)), true));
         return groups;
     }
 
@@ -82,13 +82,13 @@ public final class CondWorkload implements Workload {
     /**
      * The cases of one benchmark: the reference, the library per backend and shared, then C.
      *
-     * @param home  the project directory
+     * @param cache the directory of compiled C programs
      * @param bench what runs on a monitor
      * @param mode  the C program's mode
      * @param args  its further arguments
      * @return the cases
      */
-    private static List<Case> cases(final Path home, final Bench bench, final String mode, final String... args) {
+    private static List<Case> cases(final Path cache, final Bench bench, final String mode, final String... args) {
         final List<Case> cases = new ArrayList<>();
         cases.add(Case.of("ReentrantLock+Condition", "j.u.c", bench.with(Monitor::juc)));
         cases.addAll(BenchBackends.perPlace("Cond", BenchBackends.privateAndShared(),
@@ -98,7 +98,7 @@ public final class CondWorkload implements Workload {
             cArgs[0] = mode;
             cArgs[1] = sharing;
             System.arraycopy(args, 0, cArgs, 2, args.length);
-            cases.addAll(CPrograms.each(home, "cond_bench", sharing.equals("shared") ? "pthread_cond, pshared"
+            cases.addAll(CPrograms.each(cache, "cond_bench", sharing.equals("shared") ? "pthread_cond, pshared"
                 : "pthread_cond", cArgs));
         }
         return cases;

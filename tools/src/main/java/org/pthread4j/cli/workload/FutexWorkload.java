@@ -50,7 +50,7 @@ public final class FutexWorkload implements Workload {
         swap.add(Case.of("park/unpark", "LockSupport", PingPong.OnLockSupport::new));
         swap.addAll(BenchBackends.perPrivateBackend("wake+wait", f -> () -> new PingPong.OnFutex(f, false)));
         swap.addAll(BenchBackends.perPrivateBackend("swap", f -> () -> new PingPong.OnFutex(f, true)));
-        swap.add(CPrograms.of(settings.home(), "futex_swap", "wake+wait", "swap"));
+        swap.add(CPrograms.of(settings.cCache(), "futex_swap", "wake+wait", "swap"));
 
         final List<Case> wake = new ArrayList<>();
         wake.add(Case.of("unpark, not parked", "LockSupport", () -> Fixture.of(FutexWorkload::unparkSelf)));
@@ -60,7 +60,7 @@ public final class FutexWorkload implements Workload {
         } else {
             wake.add(Case.skipped("wake, shared word", "linux", BenchBackends.NO_KERNEL));
         }
-        wake.add(CPrograms.of(settings.home(), "futex_swap", "wake, private word", "wake"));
+        wake.add(CPrograms.of(settings.cCache(), "futex_swap", "wake, private word", "wake"));
 
         return List.of(
             Group.of("swap round trip", Measure.time("swap round trip", "ns/round-trip"), 2, swap),

@@ -10,10 +10,6 @@ import org.pthread4j.memory.Block;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
-import java.util.Set;
 
 /**
  * The other side of {@code bench ipc}'s ping-pongs, and the second JVM's entry point.
@@ -45,16 +41,6 @@ public final class IpcPeer {
     static final int STOP = 4;
     /** Exit status when the bench's end of standard input closed. */
     static final int ORPHANED = 3;
-
-    /** JVM options that take their value as the next argument. */
-    private static final Set<String> TAKES_VALUE = Set.of("-p", "--module-path", "--upgrade-module-path",
-        "--add-modules", "--add-exports", "--add-opens", "--add-reads", "--patch-module", "--limit-modules",
-        "--enable-native-access", "--source");
-    /** Options that end the JVM options: the main class or module follows. */
-    private static final Set<String> ENDS_OPTIONS = Set.of("-jar", "-m", "--module");
-    /** Options without which the library cannot run. */
-    private static final List<String> REQUIRED = List.of("--enable-native-access=ALL-UNNAMED", "--add-exports",
-        "java.base/jdk.internal.misc=ALL-UNNAMED");
 
     private IpcPeer() {
     }
@@ -161,68 +147,5 @@ public final class IpcPeer {
         if (r != 0) {
             throw new IllegalStateException(what + " returned " + Errno.name(r));
         }
-    }
-
-    /**
-     * The command that starts a second JVM like this one: the same {@code java} binary, the
-     * same JVM options (a debugger agent left out, so the two do not fight over its port), the
-     * same class path, then {@code mainClass} and its arguments.
-     *
-     * @param mainClass the class to run
-     * @param args      its arguments
-     * @return the command
-     */
-    static List<String> javaCommand(final Class<?> mainClass, final String... args) {
-        final ProcessHandle.Info info = ProcessHandle.current().info();
-        final List<String> cmd = new ArrayList<>();
-        cmd.add(info.command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        cmd.addAll(jvmOptions(info.arguments()));
-        for (int i = 0; i < REQUIRED.size(); i++) {
-            final String o = REQUIRED.get(i);
-            if (o.equals("--add-exports")) {
-                final String value = REQUIRED.get(++i);
-                if (!cmd.contains(value) && !cmd.contains(o + "=" + value)) {
-                    cmd.add(o);
-                    cmd.add(value);
-                }
-            } else if (!cmd.contains(o)) {
-                cmd.add(o);
-            }
-        }
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(mainClass.getName());
-        cmd.addAll(List.of(args));
-        return cmd;
-    }
-
-    /**
-     * @param arguments this JVM's command-line arguments, without the {@code java} binary
-     * @return its JVM options: those before the main class, {@code -jar} or {@code -m}, less
-     *         the class path and any debugger agent
-     */
-    static List<String> jvmOptions(final Optional<String[]> arguments) {
-        final List<String> options = new ArrayList<>();
-        if (arguments.isEmpty()) {
-            return options;
-        }
-        final String[] a = arguments.get();
-        for (int i = 0; i < a.length; i++) {
-            final String o = a[i];
-            if (ENDS_OPTIONS.contains(o) || o.startsWith("--module=") || !o.startsWith("-")) {
-                break;
-            }
-            if (o.equals("-cp") || o.equals("-classpath") || o.equals("--class-path")) {
-                i++;
-            } else if (o.startsWith("--class-path=") || o.startsWith("-agentlib:jdwp") || o.startsWith("-Xrunjdwp")) {
-                continue;
-            } else if (TAKES_VALUE.contains(o) && i + 1 < a.length) {
-                options.add(o);
-                options.add(a[++i]);
-            } else {
-                options.add(o);
-            }
-        }
-        return options;
     }
 }

@@ -5,6 +5,7 @@ import org.pthread4j.futex.Errno;
 import org.pthread4j.Mutex;
 import org.pthread4j.futex.Timespec;
 import org.pthread4j.cli.bench.Case;
+import org.pthread4j.cli.bench.ChildJvm;
 import org.pthread4j.cli.bench.Fixture;
 import org.pthread4j.cli.bench.Group;
 import org.pthread4j.cli.bench.Measure;
@@ -35,7 +36,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the measuring side over the trial time.
  * <ul>
  * <li><b>C, two processes</b> (the reference, glibc; and musl where {@code musl-gcc} exists):
- *     {@code tools/src/main/c/ipc_pingpong.c} forks, and parent and child share a
+ *     {@code ipc_pingpong.c} (a C baseline) forks, and parent and child share a
  *     {@code MAP_SHARED} page holding a {@code PTHREAD_PROCESS_SHARED} mutex and condvar.</li>
  * <li><b>two JVMs</b>: this JVM and a second one, started with the same {@code java}, JVM
  *     options and class path ({@link IpcPeer}), map one {@link SyncFile} in {@code /dev/shm}
@@ -92,9 +93,9 @@ public final class IpcWorkload implements Workload {
 
     @Override
     public List<Group> plan(final Settings settings) {
-        final Path home = settings.home();
+        final Path cache = settings.cCache();
         final long warmUp = Math.max(settings.warmUpNanos(), Math.min(JVM_WARM_UP_NANOS, 20 * settings.trialNanos()));
-        final List<Case> cases = new ArrayList<>(CPrograms.each(home, "ipc_pingpong", C_IMPL, "fork"));
+        final List<Case> cases = new ArrayList<>(CPrograms.each(cache, "ipc_pingpong", C_IMPL, "fork"));
         final String noFile = !BenchBackends.kernel() ? BenchBackends.NO_KERNEL
             : !Files.isDirectory(SyncFile.DEFAULT_DIRECTORY) ? NO_SHM : null;
         if (noFile != null) {
@@ -102,7 +103,7 @@ public final class IpcWorkload implements Workload {
             cases.add(Case.skipped(JVM_C_IMPL, BenchBackends.PSHARED, noFile));
         } else {
             cases.add(Case.of(JVMS_IMPL, BenchBackends.PSHARED, () -> new JvmPair(warmUp)));
-            final Object musl = CPrograms.build(home, CPrograms.Libc.MUSL, "ipc_pingpong");
+            final Object musl = CPrograms.build(cache, CPrograms.Libc.MUSL, "ipc_pingpong");
             if (musl instanceof Path binary) {
                 cases.add(Case.of(JVM_C_IMPL, BenchBackends.PSHARED, () -> new JvmAndC(binary, warmUp)));
             } else {
@@ -172,7 +173,7 @@ public final class IpcWorkload implements Workload {
                 this.m = file.mutex(IpcPeer.MUTEX);
                 this.c = file.cond(IpcPeer.COND);
                 this.turn = file.slot(IpcPeer.TURN_SLOT, SlotType.RAW, IpcPeer.TURN_SLOT_SIZE);
-                p = new ProcessBuilder(IpcPeer.javaCommand(IpcPeer.class, path.toString()))
+                p = new ProcessBuilder(ChildJvm.command(IpcPeer.class.getName(), List.of(path.toString())))
                     .redirectError(ProcessBuilder.Redirect.INHERIT).start();
                 this.peer = p;
                 final Process started = p;

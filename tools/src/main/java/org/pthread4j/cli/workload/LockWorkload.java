@@ -85,8 +85,8 @@ public final class LockWorkload implements Workload {
                     cases.add(Case.of(l.impl(), l.backend(), () -> stress(l.maker().make(), t)));
                 }
             }
-            cases.add(CPrograms.of(settings.home(), "futex_lock", "seed-000 lock, wait", "wait", Integer.toString(t)));
-            cases.addAll(CPrograms.each(settings.home(), "futex_lock", "pthread_mutex", "pthread", Integer.toString(t)));
+            cases.add(CPrograms.of(settings.cCache(), "futex_lock", "seed-000 lock, wait", "wait", Integer.toString(t)));
+            cases.addAll(CPrograms.each(settings.cCache(), "futex_lock", "pthread_mutex", "pthread", Integer.toString(t)));
             groups.add(Group.of("lock/unlock stress", Measure.rate("lock/unlock stress", "Kiter/s"), t, cases));
         }
         return groups;
