@@ -28,6 +28,7 @@ public final class Workloads {
             new BroadcastWorkload(),
             new JucWorkload(),
             new IpcWorkload(),
+            new RingWorkload(),
             new HashWorkload());
     }
 
