@@ -36,7 +36,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class IpcWorkloadTest {
     private static final Settings TINY = new Settings(false, 3, null, 10_000_000L, 10_000_000L,
-        Path.of(System.getProperty("user.dir")));
+        CPrograms.defaultCache());
     private static final java.time.Duration LIVENESS = java.time.Duration.ofSeconds(120);
 
     private static List<Path> benchFiles() throws IOException {

@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class JucWorkloadSmokeTest {
     private static final Settings TINY = new Settings(false, 3, List.of(2), 10_000_000L, 10_000_000L,
-        Path.of(System.getProperty("user.dir")));
+        CPrograms.defaultCache());
 
     @Test
     void everyAdapterRunsBesideItsJdkCounterpart() {
