@@ -6,7 +6,7 @@ import java.io.Serial;
 
 /**
  * A call that in C returns a pointer or {@code -1} and sets {@code errno} failed: this carries
- * the errno, so a Java caller of, for example, {@link Sem#open(String, int, int, int)} gets the
+ * the errno, so a Java caller of, for example, {@link Sem#open(String, int, int, int, SharedFileOption...)} gets the
  * same answer as a C caller of {@code sem_open}.
  *
  * <p>Operations that in C return an errno directly return it as an {@code int} instead; this

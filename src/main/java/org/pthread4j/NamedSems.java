@@ -4,6 +4,7 @@ import org.pthread4j.futex.Errno;
 
 import org.pthread4j.futex.Futexes;
 import org.pthread4j.memory.Block;
+import org.pthread4j.internal.SharedFiles;
 import org.pthread4j.memory.Memory;
 
 import java.io.IOException;
@@ -17,16 +18,10 @@ import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.OpenOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The file side of named semaphores, after musl's {@code src/thread/sem_open.c} and
@@ -34,8 +29,10 @@ import java.util.Set;
  * temp file and hard link, and the process-wide table that makes a second open of the same
  * file return the same mapping.
  *
- * <p>The table is keyed by the file's identity (device and inode, Java's
- * {@link BasicFileAttributes#fileKey()}), as musl keys its table by inode. musl's table has
+ * <p>Files are opened and created by {@link SharedFiles}: no link is followed, the umask
+ * filters a new file's mode, and a file other users can write is refused unless the caller
+ * accepts it ({@link SharedFileOption}). The table is keyed by the file's identity (device and
+ * inode, from {@code fstat} of the opened descriptor), as musl keys its table by inode. musl's table has
  * {@code SEM_NSEMS_MAX} (256) slots; this one has no slot limit and answers EMFILE only when
  * the total reference count would overflow, musl's other EMFILE case.
  */
@@ -49,10 +46,8 @@ final class NamedSems {
     /** The longest name, in UTF-8 bytes, so that the prefixed file name fits {@link #NAME_MAX}. */
     static final int MAX_NAME_BYTES = NAME_MAX - PREFIX.length();
 
-    private static final Set<OpenOption> OPEN = Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE,
-        LinkOption.NOFOLLOW_LINKS);
-    private static final Set<OpenOption> CREATE = Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE,
-        StandardOpenOption.CREATE_NEW, LinkOption.NOFOLLOW_LINKS);
+    /** The option that accepts files others can write, as messages name it. */
+    private static final String OPTION = "SharedFileOption." + SharedFileOption.ALLOW_WRITES_BY_OTHER_USERS;
 
     /** One mapped file: the semaphore every opener in this JVM gets, and its reference count. */
     private static final class Entry {
@@ -103,8 +98,10 @@ final class NamedSems {
         return DIR.resolve(PREFIX + checkedName);
     }
 
-    static Sem open(final String name, final int oflag, final int mode, final int value) throws ErrnoException {
+    static Sem open(final String name, final int oflag, final int mode, final int value,
+                    final SharedFileOption... options) throws ErrnoException {
         // src/thread/sem_open.c: sem_open
+        final boolean trust = List.of(options).contains(SharedFileOption.ALLOW_WRITES_BY_OTHER_USERS);
         final String n = checkName(name);
         final Path path = path(n);
         synchronized (LOCK) {
@@ -122,7 +119,7 @@ final class NamedSems {
         ByteBuffer image = null;
         for (;;) {
             if (!exclusive) {
-                final Opened o = openExisting(path);
+                final Opened o = openExisting(path, trust);
                 if (o != null) {
                     map = o.map;
                     key = o.key;
@@ -142,20 +139,20 @@ final class NamedSems {
                 image.putInt(SemLayout.VALUE, value).putInt(SemLayout.WAITERS, 0).putInt(SemLayout.FLAGS, 0);
             }
             final Path tmp = DIR.resolve("tmp-" + System.nanoTime());
-            final FileChannel ch;
+            final SharedFiles.Opened created;
             try {
-                ch = FileChannel.open(tmp, CREATE, PosixFilePermissions.asFileAttribute(permissions(mode & 0666)));
+                created = SharedFiles.create(tmp, mode & 0666, trust, OPTION);
             } catch (final FileAlreadyExistsException e) {
                 continue;
             } catch (final IOException e) {
                 throw failure(e, "cannot create " + tmp);
             }
-            try (ch) {
+            try (FileChannel ch = created.channel()) {
                 image.clear();
                 while (image.hasRemaining()) {
                     ch.write(image);
                 }
-                key = Files.readAttributes(tmp, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+                key = new FileId(created.stat().dev(), created.stat().ino());
                 map = Memory.map(ch, path.toString(), SemLayout.SIZE);
             } catch (final IOException e) {
                 deleteQuietly(tmp);
@@ -201,61 +198,46 @@ final class NamedSems {
     private record Opened(Memory map, Object key) {
     }
 
+    /** A file's identity, as {@code fstat} gives it: musl keys its table by inode. */
+    private record FileId(long dev, long ino) {
+    }
+
     /**
-     * Opens and maps an existing file and checks it holds a process-shared semaphore.
+     * Opens and maps an existing file without following a link, checks who may write it, and
+     * checks it holds a process-shared semaphore.
      *
      * @return the mapping, or null when the file does not exist
      */
-    private static Opened openExisting(final Path path) throws ErrnoException {
-        for (;;) {
-            final Object before;
-            try {
-                final BasicFileAttributes attrs = Files.readAttributes(path, BasicFileAttributes.class,
-                    LinkOption.NOFOLLOW_LINKS);
-                if (attrs.isSymbolicLink()) {
-                    throw new ErrnoException(Errno.ELOOP, path + " is a symbolic link (O_NOFOLLOW)");
-                }
-                before = attrs.fileKey();
-            } catch (final NoSuchFileException e) {
-                return null;
-            } catch (final IOException e) {
-                throw failure(e, "cannot open " + path);
-            }
-            final Memory map;
-            try (FileChannel ch = FileChannel.open(path, OPEN)) {
-                if (ch.size() < SemLayout.SIZE) {
-                    throw new ErrnoException(Errno.EINVAL, path + " is " + ch.size()
-                        + " bytes, too short for a semaphore");
-                }
-                map = Memory.map(ch, path.toString(), SemLayout.SIZE);
-            } catch (final NoSuchFileException e) {
-                return null;
-            } catch (final IOException e) {
-                throw failure(e, "cannot open " + path);
-            }
-            final Object after;
-            try {
-                after = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
-            } catch (final IOException e) {
-                map.close();
-                continue; // replaced or removed while we opened it: look again
-            }
-            if (!after.equals(before)) {
-                map.close();
-                continue;
-            }
-            final Block block = map.block(0, SemLayout.SIZE, SemLayout.ALIGNMENT);
-            try {
-                SemLayout.checkInitialized(block);
-                if (block.get(SemLayout.FLAGS) != 0) {
-                    throw new IllegalArgumentException("sem_t: private flag set in a named semaphore");
-                }
-            } catch (final IllegalArgumentException e) {
-                map.close();
-                throw new ErrnoException(Errno.EINVAL, path + " holds no semaphore: " + e.getMessage(), e);
-            }
-            return new Opened(map, after);
+    private static Opened openExisting(final Path path, final boolean trust) throws ErrnoException {
+        final SharedFiles.Opened o;
+        try {
+            o = SharedFiles.open(path, trust, OPTION);
+        } catch (final NoSuchFileException e) {
+            return null;
+        } catch (final IOException e) {
+            throw failure(e, "cannot open " + path);
         }
+        final Memory map;
+        try (FileChannel ch = o.channel()) {
+            if (o.stat().size() < SemLayout.SIZE) {
+                throw new ErrnoException(Errno.EINVAL, path + " is " + o.stat().size()
+                    + " bytes, too short for a semaphore");
+            }
+            map = Memory.map(ch, path.toString(), SemLayout.SIZE);
+        } catch (final IOException e) {
+            throw failure(e, "cannot open " + path);
+        }
+        final Block block = map.block(0, SemLayout.SIZE, SemLayout.ALIGNMENT);
+        try {
+            SemLayout.checkInitialized(block);
+            if (block.get(SemLayout.FLAGS) != 0) {
+                throw new IllegalArgumentException("sem_t: private flag set in a named semaphore");
+            }
+        } catch (final IllegalArgumentException e) {
+            map.close();
+            throw new ErrnoException(Errno.EINVAL, path + " holds no semaphore: " + e.getMessage(), e);
+        }
+        return new Opened(map, new FileId(o.stat().dev(), o.stat().ino()));
     }
 
     static int close(final Sem sem) {
@@ -292,21 +274,6 @@ final class NamedSems {
         } catch (final IOException e) {
             return errno(e);
         }
-    }
-
-    private static Set<PosixFilePermission> permissions(final int mode) {
-        final Set<PosixFilePermission> perms = EnumSet.noneOf(PosixFilePermission.class);
-        final PosixFilePermission[] bits = {
-            PosixFilePermission.OTHERS_EXECUTE, PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_READ,
-            PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_READ,
-            PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_READ,
-        };
-        for (int i = 0; i < bits.length; i++) {
-            if ((mode & (1 << i)) != 0) {
-                perms.add(bits[i]);
-            }
-        }
-        return perms;
     }
 
     private static void deleteQuietly(final Path p) {

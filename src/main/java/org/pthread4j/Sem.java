@@ -58,7 +58,7 @@ import static org.pthread4j.SemLayout.WAITERS_BIT;
  * here the analogue is {@link Thread#interrupt()}, answered by the {@code interruptible} forms
  * only (the interrupt status is left set for the caller to clear).
  *
- * <p>{@link #open(String, int, int, int)} creates {@code /dev/shm/sem.NAME} exclusively and
+ * <p>{@link #open(String, int, int, int, SharedFileOption...)} creates {@code /dev/shm/sem.NAME} exclusively and
  * atomically: the initialized image is written to a temporary file that is then hard-linked
  * to the name, so no process ever sees a half-initialized semaphore (musl's
  * {@code sem_open}). Opening the same file again in this JVM returns the same {@code Sem}, with
@@ -176,44 +176,56 @@ public final class Sem {
      * {@code sem_open} without creation arguments: opens an existing named semaphore, or with
      * {@link OpenFlags#O_CREAT} creates one with mode {@link OpenFlags#DEFAULT_MODE} and value 0.
      *
-     * @param name  the name: leading slashes are dropped; the rest must be nonempty, contain
-     *              no '/' or NUL, not be "." or "..", and be at most 251 UTF-8 bytes
-     * @param oflag 0, {@link OpenFlags#O_CREAT}, or {@code O_CREAT | O_EXCL}; other bits are ignored
+     * <p>As musl's and glibc's {@code sem_open}, it never follows a symbolic link at the name
+     * (ELOOP). Further than either, a file owned by another user, or writable by its group or by
+     * others, is refused with EACCES unless {@link SharedFileOption#ALLOW_WRITES_BY_OTHER_USERS}
+     * is given: whoever can write the file can forge or take every permit.
+     *
+     * @param name    the name: leading slashes are dropped; the rest must be nonempty, contain
+     *                no '/' or NUL, not be "." or "..", and be at most 251 UTF-8 bytes
+     * @param oflag   0, {@link OpenFlags#O_CREAT}, or {@code O_CREAT | O_EXCL}; other bits are ignored
+     * @param options {@link SharedFileOption#ALLOW_WRITES_BY_OTHER_USERS} or none
      * @return the semaphore, shared with every other opener of the same file in this JVM
      * @throws ErrnoException with EINVAL or ENAMETOOLONG for a bad name, ENOENT when it does not
      *                        exist and O_CREAT is absent, EEXIST for O_CREAT|O_EXCL on an
-     *                        existing name, EINVAL for a file that holds no semaphore, EACCES,
-     *                        ELOOP (a symbolic link), EMFILE, or EIO for another I/O failure
+     *                        existing name, EINVAL for a file that holds no semaphore, EACCES
+     *                        (permission denied, or another user's or others-writable file
+     *                        without the option), ELOOP (a symbolic link), EMFILE, or EIO for
+     *                        another I/O failure
      */
-    public static Sem open(final String name, final int oflag) throws ErrnoException {
-        return NamedSems.open(name, oflag, OpenFlags.DEFAULT_MODE, 0);
+    public static Sem open(final String name, final int oflag, final SharedFileOption... options)
+        throws ErrnoException {
+        return NamedSems.open(name, oflag, OpenFlags.DEFAULT_MODE, 0, options);
     }
 
     /**
      * {@code sem_open(name, oflag, mode, value)}.
      *
      * <p>Creation is exclusive and atomic: the semaphore is written to a temporary file in
-     * {@code /dev/shm} and hard-linked to {@code /dev/shm/sem.NAME}; without O_EXCL, losing the
-     * race to another creator opens the winner's semaphore. Opening a file that this JVM has
-     * open already returns the same {@code Sem} and adds a reference.
+     * {@code /dev/shm}, created with the mode (which the umask filters, as {@code open(2)}
+     * does), and hard-linked to {@code /dev/shm/sem.NAME}; without O_EXCL, losing the race to
+     * another creator opens the winner's semaphore. Opening a file that this JVM has open
+     * already returns the same {@code Sem} and adds a reference.
      *
-     * @param name  the name (see {@link #open(String, int)})
-     * @param oflag 0, {@link OpenFlags#O_CREAT}, or {@code O_CREAT | O_EXCL}
-     * @param mode  permission bits of a created file (masked with 0666, then by the umask)
-     * @param value initial value of a created semaphore, in [0, {@link #VALUE_MAX}]; a negative
-     *              value (above SEM_VALUE_MAX as unsigned) is EINVAL when a file is created
+     * @param name    the name (see {@link #open(String, int, SharedFileOption...)})
+     * @param oflag   0, {@link OpenFlags#O_CREAT}, or {@code O_CREAT | O_EXCL}
+     * @param mode    permission bits of a created file (masked with 0666, then by the umask); a
+     *                mode that lets the group or others write needs the option
+     * @param value   initial value of a created semaphore, in [0, {@link #VALUE_MAX}]; a negative
+     *                value (above SEM_VALUE_MAX as unsigned) is EINVAL when a file is created
+     * @param options {@link SharedFileOption#ALLOW_WRITES_BY_OTHER_USERS} or none
      * @return the semaphore
-     * @throws ErrnoException as {@link #open(String, int)} describes
+     * @throws ErrnoException as {@link #open(String, int, SharedFileOption...)} describes
      */
-    public static Sem open(final String name, final int oflag, final int mode, final int value)
-        throws ErrnoException {
-        return NamedSems.open(name, oflag, mode, value);
+    public static Sem open(final String name, final int oflag, final int mode, final int value,
+                           final SharedFileOption... options) throws ErrnoException {
+        return NamedSems.open(name, oflag, mode, value, options);
     }
 
     /**
      * {@code sem_unlink}: removes the name. Openers keep their semaphore until they close it.
      *
-     * @param name the name, validated as by {@link #open(String, int)}
+     * @param name the name, validated as by {@link #open(String, int, SharedFileOption...)}
      * @return 0, EINVAL or ENAMETOOLONG (bad name), ENOENT, EACCES, EISDIR, or EIO
      */
     public static int unlink(final String name) {

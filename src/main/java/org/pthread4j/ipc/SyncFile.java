@@ -16,6 +16,8 @@ import org.pthread4j.RwLockAttr;
 import org.pthread4j.RwLockLayout;
 import org.pthread4j.Sem;
 import org.pthread4j.SemLayout;
+import org.pthread4j.SharedFileOption;
+import org.pthread4j.internal.SharedFiles;
 import org.pthread4j.futex.Timespec;
 import org.pthread4j.futex.Futex;
 import org.pthread4j.futex.Futexes;
@@ -32,11 +34,13 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
@@ -60,13 +64,40 @@ import static org.pthread4j.ipc.SyncFileLayout.*;
  * to a temporary file in the same directory, which is then hard-linked to the final name. A
  * process that opens the name therefore sees either no file or a complete header, never half
  * of one; a second create of the same name fails with {@link FileAlreadyExistsException}. The
- * file is {@code 0600} unless another mode is given, and the mode is set exactly (the umask
- * does not narrow it). {@link #open} validates everything before the first access: magic,
+ * file is {@code 0600} unless another mode is given, filtered by the umask as {@code open(2)}
+ * filters it. {@link #open} validates everything before the first access: magic,
  * version, sizes against the file's length, and every published directory entry's name, type,
  * bounds, alignment and overlap; a file that fails is refused with a
  * {@link SyncFileFormatException} saying what is wrong. {@code /dev/shm} ({@link #shmPath}) is
  * the usual place, as for POSIX shared memory; any path on a file system that supports hard
  * links works.
+ *
+ * <h2>Who may use the file</h2>
+ * Anyone who can write a sync file can rewrite its lock words: store an owner that never
+ * unlocks, make a robust mutex {@code ENOTRECOVERABLE} for ever, forge a directory entry. So
+ * every open and create keeps other users out, in each case as far as musl and glibc go and in
+ * one case further:
+ * <ul>
+ * <li><b>No link is followed.</b> {@link #open} and {@link #openOrCreate} refuse a symbolic
+ *     link at the path with a {@link FileSystemException} (ELOOP) before reading a byte of its
+ *     target, as musl's and glibc's {@code shm_open} and {@code sem_open} do
+ *     ({@code O_NOFOLLOW}); {@link #create} never follows one ({@code O_CREAT | O_EXCL}, then
+ *     {@code link(2)}, which refuses an existing name, a dangling link included). So a link
+ *     planted by another user can neither make this process write a slot into a file the
+ *     planter chose, nor make an error message print that file's bytes.</li>
+ * <li><b>The umask applies.</b> A new file gets the requested mode filtered by the process's
+ *     umask, because it is created by {@code open(2)} with that mode, as glibc's
+ *     {@code sem_open} creates its file (musl's too, after masking the mode with 0666); the
+ *     mode is never set afterwards.</li>
+ * <li><b>Nobody else may write it, unless the caller says so.</b> A file owned by another user
+ *     (who can change its mode at any time), or writable by its group or by every user, is
+ *     refused with an {@link AccessDeniedException} whose message says which, unless
+ *     {@link SharedFileOption#ALLOW_WRITES_BY_OTHER_USERS} is given; so is a create whose mode,
+ *     after the umask, would let them write it. The owner and mode are read from the open
+ *     descriptor ({@code fstat}), so the file checked is the file mapped. musl and glibc check
+ *     neither owner nor mode: a {@code sem_open} of a name another user created first opens
+ *     that user's semaphore. This is where the library goes further.</li>
+ * </ul>
  *
  * <h2>Get-or-create of a named slot, across processes</h2>
  * Entries are claimed strictly in index order by a CAS of their 64-bit state-and-stamp field
@@ -141,6 +172,8 @@ public final class SyncFile implements AutoCloseable {
     public static final int CLOSE_WAKE_RAW_LIMIT = 256;
 
     private static final long CLAIMER_CHECK_NANOS = 10_000_000L;
+    /** The option that accepts files others can write, as messages name it. */
+    private static final String OPTION = "SharedFileOption." + SharedFileOption.ALLOW_WRITES_BY_OTHER_USERS;
 
     private final Path path;
     private final FileChannel channel;
@@ -187,16 +220,19 @@ public final class SyncFile implements AutoCloseable {
 
     /**
      * Creates a file with room for {@code capacity} slots of up to
-     * {@value SyncFileLayout#DEFAULT_BYTES_PER_SLOT} bytes (every musl type fits), mode 0600.
+     * {@value SyncFileLayout#DEFAULT_BYTES_PER_SLOT} bytes (every musl type fits), mode 0600
+     * (before the umask).
      *
      * @param path     the file to create; it must not exist
      * @param capacity directory entries, 1 to {@value SyncFileLayout#MAX_CAPACITY}
+     * @param options  {@link SharedFileOption#ALLOW_WRITES_BY_OTHER_USERS} or none
      * @return the open file
      * @throws FileAlreadyExistsException when the path exists (EEXIST)
      * @throws IOException                when the file cannot be created
      */
-    public static SyncFile create(final Path path, final int capacity) throws IOException {
-        return create(path, capacity, (long) capacity * DEFAULT_BYTES_PER_SLOT, DEFAULT_MODE);
+    public static SyncFile create(final Path path, final int capacity, final SharedFileOption... options)
+            throws IOException {
+        return create(path, capacity, (long) capacity * DEFAULT_BYTES_PER_SLOT, DEFAULT_MODE, options);
     }
 
     /**
@@ -204,36 +240,46 @@ public final class SyncFile implements AutoCloseable {
      *
      * @param path     the file to create; it must not exist
      * @param capacity directory entries
-     * @param mode     the file's permissions, set exactly
+     * @param mode     the file's permissions, filtered by the umask as {@code open(2)} filters them
+     * @param options  {@link SharedFileOption#ALLOW_WRITES_BY_OTHER_USERS} or none
      * @return the open file
      * @throws FileAlreadyExistsException when the path exists (EEXIST)
+     * @throws AccessDeniedException      when the mode, after the umask, lets the group or others
+     *                                    write the file and the option is not given
      * @throws IOException                when the file cannot be created
      */
-    public static SyncFile create(final Path path, final int capacity, final Set<PosixFilePermission> mode)
-            throws IOException {
-        return create(path, capacity, (long) capacity * DEFAULT_BYTES_PER_SLOT, mode);
+    public static SyncFile create(final Path path, final int capacity, final Set<PosixFilePermission> mode,
+                                  final SharedFileOption... options) throws IOException {
+        return create(path, capacity, (long) capacity * DEFAULT_BYTES_PER_SLOT, mode, options);
     }
 
     /**
-     * Creates a file: the header is written to a temporary file in the same directory, whose
-     * mode is then set, and which is then hard-linked to {@code path} (atomic and exclusive)
-     * and unlinked.
+     * Creates a file: the header is written to a temporary file in the same directory, created
+     * exclusively with the mode (which the umask filters, as {@code open(2)} does), and then
+     * hard-linked to {@code path} (atomic and exclusive) and unlinked.
      *
      * @param path      the file to create; it must not exist
      * @param capacity  directory entries, 1 to {@value SyncFileLayout#MAX_CAPACITY}
      * @param dataBytes bytes for the slots' blocks (each block starts on a 64-byte boundary)
-     * @param mode      the file's permissions, set exactly
+     * @param mode      the file's permissions, filtered by the umask
+     * @param options   {@link SharedFileOption#ALLOW_WRITES_BY_OTHER_USERS} or none
      * @return the open file
-     * @throws FileAlreadyExistsException when the path exists (EEXIST)
+     * @throws FileAlreadyExistsException when the path exists (EEXIST), a link or a dangling link
+     *                                    included
+     * @throws AccessDeniedException      when the mode, after the umask, lets the group or others
+     *                                    write the file and the option is not given (nothing is
+     *                                    created)
      * @throws IllegalArgumentException   for a capacity or size out of range
      * @throws IOException                when the file cannot be created
      * @throws UnsupportedOperationException when this JVM does not run on Linux x86_64 or aarch64
      */
     public static SyncFile create(final Path path, final int capacity, final long dataBytes,
-                                  final Set<PosixFilePermission> mode) throws IOException {
+                                  final Set<PosixFilePermission> mode, final SharedFileOption... options)
+            throws IOException {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(mode, "mode");
         Futexes.shared(); // a platform without the kernel backend is refused before a file is made
+        final boolean trust = trustsOthers(options);
         if (capacity < 1 || capacity > MAX_CAPACITY) {
             throw new IllegalArgumentException("capacity must be in [1, " + MAX_CAPACITY + "]: " + capacity);
         }
@@ -243,7 +289,7 @@ public final class SyncFile implements AutoCloseable {
                 + "]: " + dataBytes);
         }
         final Path abs = path.toAbsolutePath();
-        if (Files.exists(abs, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if (Files.exists(abs, LinkOption.NOFOLLOW_LINKS)) {
             throw new FileAlreadyExistsException(abs.toString(), null, "a file with this name exists (EEXIST)");
         }
         final Path parent = abs.getParent();
@@ -252,8 +298,7 @@ public final class SyncFile implements AutoCloseable {
         for (int attempt = 0; ch == null; attempt++) {
             tmp = parent.resolve("." + abs.getFileName() + ".tmp-" + Liveness.selfPid() + "-" + System.nanoTime());
             try {
-                ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(DEFAULT_MODE));
+                ch = SharedFiles.create(tmp, bits(mode), trust, OPTION).channel();
             } catch (final FileAlreadyExistsException e) {
                 if (attempt > 100) {
                     throw e;
@@ -273,7 +318,6 @@ public final class SyncFile implements AutoCloseable {
             h.putInt(ENTRY_SIZE_FIELD_OFFSET, ENTRY_SIZE);
             writeFully(ch, h, 0);
             writeFully(ch, ByteBuffer.allocate(1), total - 1);
-            Files.setPosixFilePermissions(tmp, mode);
             try {
                 Files.createLink(abs, tmp);
             } catch (final FileAlreadyExistsException e) {
@@ -291,25 +335,28 @@ public final class SyncFile implements AutoCloseable {
     }
 
     /**
-     * Opens an existing file, validating it completely before any use.
+     * Opens an existing file, validating it completely before any use. A symbolic link at the
+     * path is refused (ELOOP) without reading its target, as musl's and glibc's
+     * {@code shm_open} refuse it ({@code O_NOFOLLOW}); so is a file another user owns, or that
+     * its group or others may write, unless {@link SharedFileOption#ALLOW_WRITES_BY_OTHER_USERS}
+     * is given.
      *
-     * @param path the file
+     * @param path    the file
+     * @param options {@link SharedFileOption#ALLOW_WRITES_BY_OTHER_USERS} or none
      * @return the open file
      * @throws NoSuchFileException     when it does not exist (ENOENT); the message is
      *                                 {@code PATH: no such file}
+     * @throws FileSystemException     when it is a symbolic link (ELOOP) or not a regular file
+     * @throws AccessDeniedException   when the caller may not open it (EACCES), or it is another
+     *                                 user's or writable by others and the option is not given;
+     *                                 the message says which
      * @throws SyncFileFormatException when it is empty, truncated, foreign, of a newer format
      *                                 version, or corrupt; the message says which and where
      * @throws IOException             when it cannot be opened or mapped
      */
-    public static SyncFile open(final Path path) throws IOException {
+    public static SyncFile open(final Path path, final SharedFileOption... options) throws IOException {
         final Path abs = path.toAbsolutePath();
-        final FileChannel ch;
-        try {
-            ch = FileChannel.open(abs, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        } catch (final NoSuchFileException e) {
-            // The JDK's message is the bare path: say what is wrong with it.
-            throw new NoSuchFileException(abs.toString(), null, "no such file");
-        }
+        final FileChannel ch = SharedFiles.open(abs, trustsOthers(options), OPTION).channel();
         boolean ok = false;
         try {
             final SyncFile f = load(abs, ch);
@@ -323,38 +370,42 @@ public final class SyncFile implements AutoCloseable {
     }
 
     /**
-     * Opens the file, creating it (mode 0600, {@code capacity} slots) when it does not exist.
-     * When two processes race, one creates and the other opens the complete file.
+     * Opens the file, creating it (mode 0600 before the umask, {@code capacity} slots) when it
+     * does not exist. When two processes race, one creates and the other opens the complete file.
      *
      * @param path     the file
      * @param capacity directory entries if it has to be created
+     * @param options  {@link SharedFileOption#ALLOW_WRITES_BY_OTHER_USERS} or none
      * @return the open file
      * @throws IOException as {@link #open} and {@link #create}
      */
-    public static SyncFile openOrCreate(final Path path, final int capacity) throws IOException {
-        return openOrCreate(path, capacity, (long) capacity * DEFAULT_BYTES_PER_SLOT, DEFAULT_MODE);
+    public static SyncFile openOrCreate(final Path path, final int capacity, final SharedFileOption... options)
+            throws IOException {
+        return openOrCreate(path, capacity, (long) capacity * DEFAULT_BYTES_PER_SLOT, DEFAULT_MODE, options);
     }
 
     /**
      * Opens the file, creating it with these parameters when it does not exist (those of an
      * existing file are kept). When two processes race, one creates and the other opens the
-     * complete file.
+     * complete file. A link at the path is refused, dangling or not.
      *
      * @param path      the file
      * @param capacity  directory entries if it has to be created
      * @param dataBytes bytes for slots' blocks if it has to be created
-     * @param mode      permissions if it has to be created
+     * @param mode      permissions if it has to be created, filtered by the umask
+     * @param options   {@link SharedFileOption#ALLOW_WRITES_BY_OTHER_USERS} or none
      * @return the open file
      * @throws IOException as {@link #open} and {@link #create}
      */
     public static SyncFile openOrCreate(final Path path, final int capacity, final long dataBytes,
-                                        final Set<PosixFilePermission> mode) throws IOException {
+                                        final Set<PosixFilePermission> mode, final SharedFileOption... options)
+            throws IOException {
         for (int attempt = 0; ; attempt++) {
             try {
-                return open(path);
+                return open(path, options);
             } catch (final NoSuchFileException e) {
                 try {
-                    return create(path, capacity, dataBytes, mode);
+                    return create(path, capacity, dataBytes, mode, options);
                 } catch (final FileAlreadyExistsException raced) {
                     if (attempt > 100) {
                         throw raced;
@@ -365,7 +416,8 @@ public final class SyncFile implements AutoCloseable {
     }
 
     /**
-     * Removes a file's name, as {@code shm_unlink}. Processes that have it open keep using it.
+     * Removes a file's name, as {@code shm_unlink}: a link at the path is removed, not its
+     * target. Processes that have it open keep using it.
      *
      * @param path the file
      * @return whether it existed
@@ -373,6 +425,19 @@ public final class SyncFile implements AutoCloseable {
      */
     public static boolean unlink(final Path path) throws IOException {
         return Files.deleteIfExists(path);
+    }
+
+    private static boolean trustsOthers(final SharedFileOption... options) {
+        return List.of(options).contains(SharedFileOption.ALLOW_WRITES_BY_OTHER_USERS);
+    }
+
+    /** {@return the mode bits of a permission set, as {@code open(2)} takes them} */
+    private static int bits(final Set<PosixFilePermission> mode) {
+        int bits = 0;
+        for (final PosixFilePermission p : mode) {
+            bits |= 0400 >> p.ordinal();
+        }
+        return bits;
     }
 
     private static SyncFile load(final Path path, final FileChannel ch) throws IOException {

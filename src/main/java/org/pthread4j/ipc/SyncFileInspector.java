@@ -73,7 +73,8 @@ public final class SyncFileInspector {
      */
     public static Report inspect(final Path path) throws IOException {
         final Path abs = path.toAbsolutePath();
-        try (FileChannel ch = FileChannel.open(abs, StandardOpenOption.READ)) {
+        try (FileChannel ch = FileChannel.open(abs, StandardOpenOption.READ,
+            java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             return inspect(abs, ch);
         }
     }

@@ -108,7 +108,7 @@ public final class SyncFileLayout {
     public static final int MAX_CAPACITY = 1 << 16;
     /** Largest file accepted: 1 GiB. */
     public static final long MAX_TOTAL_SIZE = 1L << 30;
-    /** Data bytes per directory entry that {@link SyncFile#create(java.nio.file.Path, int)} reserves. */
+    /** Data bytes per directory entry that {@link SyncFile#create(java.nio.file.Path, int, org.pthread4j.SharedFileOption...)} reserves. */
     public static final int DEFAULT_BYTES_PER_SLOT = 64;
 
     static {

@@ -61,10 +61,25 @@ public final class ChildJvm implements AutoCloseable {
      * @throws IOException when it cannot be started
      */
     public static ChildJvm start(final Class<?> mainClass, final String... args) throws IOException {
+        return startUnder(List.of(), mainClass, args);
+    }
+
+    /**
+     * Starts a child JVM with the usual options through a launcher:
+     * {@code sh -c 'umask 027 && exec "$@"' sh}, say.
+     *
+     * @param launcher  the words before the java command
+     * @param mainClass the class to run
+     * @param args      its arguments
+     * @return the running child
+     * @throws IOException when it cannot be started
+     */
+    public static ChildJvm startUnder(final List<String> launcher, final Class<?> mainClass, final String... args)
+        throws IOException {
         final List<String> options = List.of("--enable-native-access=ALL-UNNAMED",
             "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
             "-cp", System.getProperty("java.class.path"));
-        return start(options, mainClass, args);
+        return start(launcher, options, mainClass, args);
     }
 
     /**
@@ -79,7 +94,12 @@ public final class ChildJvm implements AutoCloseable {
      */
     public static ChildJvm start(final List<String> options, final Class<?> mainClass, final String... args)
         throws IOException {
-        final List<String> cmd = new ArrayList<>();
+        return start(List.of(), options, mainClass, args);
+    }
+
+    private static ChildJvm start(final List<String> launcher, final List<String> options, final Class<?> mainClass,
+                                  final String... args) throws IOException {
+        final List<String> cmd = new ArrayList<>(launcher);
         cmd.add(javaBinary());
         cmd.add("-Xshare:auto");
         cmd.add("-XX:TieredStopAtLevel=1");
