@@ -172,7 +172,9 @@ import java.util.Objects;
  * <li>The mark happens when the native thread exits, a moment after {@link Thread#join()}
  *     returns: a {@code trylock} right after the join may still answer EBUSY; a {@code lock}
  *     sleeps until the kernel marks the word and wakes it.</li>
- * <li>The kernel marks at most the 2048 most recently locked mutexes of a thread.</li>
+ * <li>The kernel marks at most 2048 mutexes of a thread ({@code ROBUST_LIST_LIMIT}), so a thread
+ *     that holds 2048 gets EAGAIN from a lock of another instead of a lock the kernel would
+ *     not recover (musl and glibc take it and lose its recovery in silence).</li>
  * <li>A robust mutex must be locked and unlocked through the same mapping of its memory; one
  *     locked through another mapping is unlinked lazily. Closing memory that holds a locked
  *     robust mutex is an error, as freeing a locked mutex is in C.</li>
@@ -407,8 +409,10 @@ public final class Mutex {
      * @return 0; EOWNERDEAD (robust: acquired, the previous owner died; call
      *     {@link #consistent()}); ENOTRECOVERABLE (robust, unrecoverable; not acquired);
      *     EDEADLK (ERRORCHECK relock by the owner); EAGAIN (RECURSIVE count would pass
-     *     {@code Integer.MAX_VALUE}). A NORMAL mutex relocked by its owner deadlocks, as POSIX
-     *     specifies.
+     *     {@code Integer.MAX_VALUE}; or a robust or owner-tracked process-shared mutex, and the
+     *     calling thread already holds 2048 such, the most the kernel marks when a thread dies:
+     *     not acquired, and without sleeping). A NORMAL mutex relocked by its owner deadlocks, as
+     *     POSIX specifies.
      * @throws UnsupportedOperationException on a virtual thread, for a robust or owner-tracked
      *                                       process-shared mutex
      */
@@ -460,7 +464,7 @@ public final class Mutex {
      *
      * @return 0; EBUSY (held by another thread, or by the caller for NORMAL/ERRORCHECK, or a
      *     non-robust mutex whose owner died); EOWNERDEAD; ENOTRECOVERABLE; EAGAIN (RECURSIVE
-     *     count overflow)
+     *     count overflow, or 2048 robust mutexes held, as {@link #lock()})
      * @throws UnsupportedOperationException as {@link #lock()}
      */
     public int tryLock() {
@@ -656,6 +660,9 @@ public final class Mutex {
         }
         if (own == OWNER_MASK) {
             return Errno.ENOTRECOVERABLE;
+        }
+        if (self != null && own != tid && self.isFull()) {
+            return Errno.EAGAIN; // the kernel would not mark it at this thread's death (RobustList.LIMIT)
         }
         if (own != 0 || (old != 0 && !robust)) {
             return EBUSY;

@@ -35,12 +35,21 @@ import java.util.Arrays;
  * writing through a stale pointer; the list then drops it and is rewritten.
  *
  * <p>Not thread-safe: only its thread uses it. The kernel reads it at thread exit or process
- * death, when the thread runs no more code, and then walks at most 2048 nodes
- * ({@code ROBUST_LIST_LIMIT}): mutexes beyond the 2048 most recently locked are not marked.
+ * death, when the thread runs no more code, and then walks at most {@value #LIMIT} nodes
+ * ({@code ROBUST_LIST_LIMIT} in {@code kernel/futex/core.c}): a node beyond them would never be
+ * marked, and the mutex would stay locked for ever after its owner died. So the list never
+ * grows past {@value #LIMIT}: a thread that holds that many refuses to link another
+ * ({@link #isFull()}; {@code Mutex} answers EAGAIN), where musl and glibc link it and lose its
+ * recovery in silence.
  *
  * <p>See {@code docs/07-robust-and-shared.md}: the words, the states, the races and the tests that prove them.
  */
 final class RobustList {
+    /**
+     * The most nodes the kernel walks at a thread's death ({@code ROBUST_LIST_LIMIT}), and so the
+     * most mutexes a thread may hold on its list.
+     */
+    static final int LIMIT = 2048;
     /** {@code sizeof(struct robust_list_head)} on LP64. */
     static final long HEAD_SIZE = 24;
     private static final long HEAD_NEXT = 0;
@@ -125,6 +134,14 @@ final class RobustList {
     /** {@return how many mutexes are on the list} */
     int size() {
         return size;
+    }
+
+    /**
+     * {@return whether the list holds {@value #LIMIT} mutexes: the kernel would not reach
+     *     another one at this thread's death, so none may be linked}
+     */
+    boolean isFull() {
+        return size >= LIMIT;
     }
 
     /**

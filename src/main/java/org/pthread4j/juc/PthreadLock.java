@@ -182,7 +182,10 @@ public final class PthreadLock implements Lock {
      *
      * @throws OwnerDiedException            (robust) acquired, but the previous owner died
      * @throws NotRecoverableException       (robust) not acquired: the lock is unusable
-     * @throws IllegalStateException         (ERRORCHECK) the current thread holds it already
+     * @throws IllegalStateException         (ERRORCHECK) the current thread holds it already; or
+     *                                       (robust or process-shared) it holds 2048 such locks
+     *                                       already, the most the kernel recovers when a thread
+     *                                       dies (its robust list walk): not acquired
      * @throws Error                         when the hold count would pass {@code Integer.MAX_VALUE}
      * @throws UnsupportedOperationException (robust or process-shared) on a virtual thread
      */
@@ -455,7 +458,13 @@ public final class PthreadLock implements Lock {
             case Errno.ENOTRECOVERABLE -> throw new NotRecoverableException(this);
             case Errno.EDEADLK -> throw new IllegalStateException("EDEADLK: the current thread already holds " + this
                 + ", an errorcheck lock");
-            case Errno.EAGAIN -> throw new Error("Maximum lock count exceeded");
+            case Errno.EAGAIN -> {
+                if (mutex.isHeldByCurrentThread()) {
+                    throw new Error("Maximum lock count exceeded");
+                }
+                throw new IllegalStateException("EAGAIN: the current thread holds 2048 robust or process-shared locks,"
+                    + " the most the kernel recovers when a thread dies; " + this + " is not acquired");
+            }
             default -> throw new IllegalStateException("unexpected result " + Errno.name(r) + " from " + mutex);
         }
     }
