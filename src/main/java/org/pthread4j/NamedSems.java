@@ -37,14 +37,10 @@ import java.util.Map;
  * the total reference count would overflow, musl's other EMFILE case.
  */
 final class NamedSems {
-    /** Where named semaphores live. */
+    /** Where named semaphores live: a name maps to {@code /dev/shm/NAME}, as musl's {@code __shm_mapname}. */
     static final Path DIR = Path.of("/dev/shm");
-    /** Prefix of a named semaphore's file name (glibc's; musl uses none). */
-    static final String PREFIX = "sem.";
-    /** {@code NAME_MAX}: the longest file name. */
+    /** {@code NAME_MAX}: the longest name, in UTF-8 bytes. */
     static final int NAME_MAX = 255;
-    /** The longest name, in UTF-8 bytes, so that the prefixed file name fits {@link #NAME_MAX}. */
-    static final int MAX_NAME_BYTES = NAME_MAX - PREFIX.length();
 
     /** The option that accepts files others can write, as messages name it. */
     private static final String OPTION = "SharedFileOption." + SharedFileOption.ALLOW_WRITES_BY_OTHER_USERS;
@@ -88,14 +84,14 @@ final class NamedSems {
         if (n.isEmpty() || n.indexOf('/') >= 0 || n.indexOf('\0') >= 0 || n.equals(".") || n.equals("..")) {
             throw new ErrnoException(Errno.EINVAL, "bad semaphore name '" + name + "'");
         }
-        if (n.getBytes(StandardCharsets.UTF_8).length > MAX_NAME_BYTES) {
-            throw new ErrnoException(Errno.ENAMETOOLONG, "semaphore name longer than " + MAX_NAME_BYTES + " bytes");
+        if (n.getBytes(StandardCharsets.UTF_8).length > NAME_MAX) {
+            throw new ErrnoException(Errno.ENAMETOOLONG, "semaphore name longer than " + NAME_MAX + " bytes");
         }
         return n;
     }
 
     static Path path(final String checkedName) {
-        return DIR.resolve(PREFIX + checkedName);
+        return DIR.resolve(checkedName);
     }
 
     static Sem open(final String name, final int oflag, final int mode, final int value,
@@ -240,39 +236,32 @@ final class NamedSems {
         return new Opened(map, new FileId(o.stat().dev(), o.stat().ino()));
     }
 
-    static int close(final Sem sem) {
+    static void close(final Sem sem) throws ErrnoException {
         // src/thread/sem_open.c: sem_close
         synchronized (LOCK) {
             final Entry entry = TABLE.get(sem.fileKey());
             if (entry == null || entry.sem != sem) {
-                return Errno.EINVAL;
+                throw new ErrnoException(Errno.EINVAL, sem + " is not open (closed as often as opened)");
             }
             totalRefs--;
             if (--entry.refs > 0) {
-                return 0;
+                return;
             }
             TABLE.remove(sem.fileKey());
         }
         sem.mapping().close();
-        return 0;
     }
 
-    static int unlink(final String name) {
+    static void unlink(final String name) throws ErrnoException {
         // src/thread/sem_unlink.c: shm_unlink (src/mman/shm_open.c)
-        final Path path;
-        try {
-            path = path(checkName(name));
-        } catch (final ErrnoException e) {
-            return e.errno();
-        }
+        final Path path = path(checkName(name));
         if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
-            return Errno.EISDIR;
+            throw new ErrnoException(Errno.EISDIR, path + " is a directory");
         }
         try {
             Files.delete(path);
-            return 0;
         } catch (final IOException e) {
-            return errno(e);
+            throw failure(e, "cannot unlink " + path);
         }
     }
 

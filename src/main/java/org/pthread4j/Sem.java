@@ -58,13 +58,14 @@ import static org.pthread4j.SemLayout.WAITERS_BIT;
  * here the analogue is {@link Thread#interrupt()}, answered by the {@code interruptible} forms
  * only (the interrupt status is left set for the caller to clear).
  *
- * <p>{@link #open(String, int, int, int, SharedFileOption...)} creates {@code /dev/shm/sem.NAME} exclusively and
- * atomically: the initialized image is written to a temporary file that is then hard-linked
- * to the name, so no process ever sees a half-initialized semaphore (musl's
+ * <p>{@link #open(String, int, int, int, SharedFileOption...)} creates {@code /dev/shm/NAME}
+ * (musl's {@code __shm_mapname}, so a musl C program's {@code sem_open} of the same name meets
+ * it) exclusively and atomically: the initialized image is written to a temporary file that is
+ * then hard-linked to the name, so no process ever sees a half-initialized semaphore (musl's
  * {@code sem_open}). Opening the same file again in this JVM returns the same {@code Sem}, with
  * a reference count per file (device and inode); {@link #close()} drops one reference and
- * unmaps at zero. The file name follows glibc's {@code sem.} prefix (musl itself uses
- * {@code /dev/shm/NAME}).
+ * unmaps at zero. The calls on the file system ({@code open}, {@code close}, {@code unlink})
+ * throw {@link ErrnoException}; the operations on the words return an errno.
  *
  * <p>Memory consistency: actions before a {@link #post()} happen-before the return of the wait
  * that takes the permit it made. Results are errno values as musl sets them.
@@ -182,7 +183,8 @@ public final class Sem {
      * is given: whoever can write the file can forge or take every permit.
      *
      * @param name    the name: leading slashes are dropped; the rest must be nonempty, contain
-     *                no '/' or NUL, not be "." or "..", and be at most 251 UTF-8 bytes
+     *                no '/' or NUL, not be "." or "..", and be at most 255 UTF-8 bytes; it names
+     *                {@code /dev/shm/NAME}, as in musl (glibc uses {@code /dev/shm/sem.NAME})
      * @param oflag   0, {@link OpenFlags#O_CREAT}, or {@code O_CREAT | O_EXCL}; other bits are ignored
      * @param options {@link SharedFileOption#ALLOW_WRITES_BY_OTHER_USERS} or none
      * @return the semaphore, shared with every other opener of the same file in this JVM
@@ -203,7 +205,7 @@ public final class Sem {
      *
      * <p>Creation is exclusive and atomic: the semaphore is written to a temporary file in
      * {@code /dev/shm}, created with the mode (which the umask filters, as {@code open(2)}
-     * does), and hard-linked to {@code /dev/shm/sem.NAME}; without O_EXCL, losing the race to
+     * does), and hard-linked to {@code /dev/shm/NAME}; without O_EXCL, losing the race to
      * another creator opens the winner's semaphore. Opening a file that this JVM has open
      * already returns the same {@code Sem} and adds a reference.
      *
@@ -223,23 +225,30 @@ public final class Sem {
     }
 
     /**
-     * {@code sem_unlink}: removes the name. Openers keep their semaphore until they close it.
+     * {@code sem_unlink}: removes the name ({@code /dev/shm/NAME}). Openers keep their semaphore
+     * until they close it. Like {@link #open(String, int, SharedFileOption...)} and
+     * {@link #close()}, a call on the file system that throws; operations on the words return
+     * an errno.
      *
      * @param name the name, validated as by {@link #open(String, int, SharedFileOption...)}
-     * @return 0, EINVAL or ENAMETOOLONG (bad name), ENOENT, EACCES, EISDIR, or EIO
+     * @throws ErrnoException with EINVAL or ENAMETOOLONG (bad name), ENOENT, EACCES, EISDIR, or
+     *                        EIO
      */
-    public static int unlink(final String name) {
-        return NamedSems.unlink(name);
+    public static void unlink(final String name) throws ErrnoException {
+        NamedSems.unlink(name);
     }
 
     /**
      * {@code sem_close}: drops one reference to a named semaphore; the last one unmaps it, and
      * any later use of this object throws {@link IllegalStateException}.
      *
-     * @return 0, or EINVAL when this semaphore is unnamed or already fully closed
+     * @throws ErrnoException with EINVAL when this semaphore is unnamed or already fully closed
      */
-    public int close() {
-        return fileKey == null ? Errno.EINVAL : NamedSems.close(this);
+    public void close() throws ErrnoException {
+        if (fileKey == null) {
+            throw new ErrnoException(Errno.EINVAL, this + " is unnamed: sem_close is for named semaphores only");
+        }
+        NamedSems.close(this);
     }
 
     /** {@return the name this semaphore was opened by (without leading slashes), or null if unnamed} */

@@ -55,8 +55,9 @@ public final class SemChild {
         }
         if (memory != null) {
             memory.close();
-        } else if (ping.close() != 0 || pong.close() != 0) {
-            fail("close");
+        } else {
+            ping.close();
+            pong.close();
         }
         System.out.println("done");
         System.exit(0);

@@ -33,7 +33,7 @@ public final class AccessChild {
                 file = Path.of(args[1]);
                 SyncFile.create(file, 2, 128, PosixFilePermissions.fromString(perms(mode)), options).close();
             } else {
-                file = Path.of("/dev/shm/sem." + args[1]);
+                file = Path.of("/dev/shm/" + args[1]);
                 Sem.open(args[1], OpenFlags.O_CREAT | OpenFlags.O_EXCL, mode, 1, options).close();
             }
         } catch (final IOException | ErrnoException e) {

@@ -50,7 +50,7 @@ class SharedFileAccessTest {
     }
 
     private static Path semFile(final String name) {
-        return Path.of("/dev/shm/sem." + name);
+        return Path.of("/dev/shm/" + name);
     }
 
     @AfterEach
