@@ -166,9 +166,12 @@ import java.util.Objects;
  *
  * <p>Limits of this mechanism:
  * <ul>
- * <li>Registering replaces the list head glibc registered for that thread; glibc robust
- *     mutexes locked by native code on the same thread are then no longer recovered (HotSpot
- *     uses none).</li>
+ * <li>The kernel keeps one list head per thread, and glibc registered its own for every JVM
+ *     thread. This list takes the kernel's head only while it holds a mutex and gives glibc's
+ *     back when it empties ({@code RobustList}), so a glibc robust mutex that native code holds
+ *     on the thread is recovered unless the thread holds one of these at its death too. Each
+ *     switch is a {@code set_robust_list} call: a lock and unlock that leave the thread's list
+ *     empty cost two (see {@code docs/07-robust-and-shared.md}).</li>
  * <li>The mark happens when the native thread exits, a moment after {@link Thread#join()}
  *     returns: a {@code trylock} right after the join may still answer EBUSY; a {@code lock}
  *     sleeps until the kernel marks the word and wakes it.</li>

@@ -24,9 +24,18 @@ import java.util.Arrays;
  * exactly as musl's {@code pthread_mutex_trylock.c} and {@code pthread_mutex_unlock.c} link
  * them: newest first, {@code _m_prev} holding the address of the slot that points at the node.
  *
- * <p>The thread registers the head the first time it locks such a mutex. That replaces the
- * head glibc registered for the thread, so glibc robust mutexes locked by native code on the
- * same thread are no longer recovered by the kernel; HotSpot itself uses none.
+ * <p><b>Sharing the thread with glibc.</b> The kernel keeps one head per thread, and glibc
+ * registered its own for every thread it started (its {@code struct robust_list_head} in the
+ * thread's descriptor, {@code futex_offset} -32: glibc's mutex keeps its lock word 32 bytes
+ * before its node), which native code's robust mutexes are linked into. One head cannot serve
+ * both lists, because the offset is the head's, not the node's. So this list is registered only
+ * while it holds a mutex: {@link #register} reads the head registered before
+ * ({@code get_robust_list}) and keeps it; the first {@link #pending} of a lock installs this
+ * head, and when the list is empty again with nothing pending ({@link #pending pending(0)}, or
+ * a {@link #purge} that drops the last node) the kept head is registered back. A glibc robust
+ * mutex that native code holds on this thread is therefore recovered at the thread's death
+ * unless the thread also holds a mutex of this library at that moment. It costs two
+ * {@code set_robust_list} calls each time the list goes from empty to one mutex and back.
  *
  * <p>The links are written, never read back: a Java mirror of the list (the held mutexes'
  * segments, oldest first) says where each pointer goes, and every write goes through the
@@ -63,13 +72,22 @@ final class RobustList {
     final int tid;
     private final MemorySegment head;
     private final long headAddress;
+    /** The head registered before this list (glibc's), and its length, restored when this list empties. */
+    private final long previousHead;
+    private final long previousLength;
+    /** Whether the kernel holds this head now (else {@link #previousHead}). */
+    private boolean installed;
+    /** The node in {@code list_op_pending}, 0 when none. */
+    private long pendingNode;
     private MemorySegment[] held = new MemorySegment[8];
     private int size;
 
-    private RobustList(final int tid, final MemorySegment head) {
+    private RobustList(final int tid, final MemorySegment head, final long previousHead, final long previousLength) {
         this.tid = tid;
         this.head = head;
         this.headAddress = head.address();
+        this.previousHead = previousHead;
+        this.previousLength = previousLength;
     }
 
     /**
@@ -100,8 +118,9 @@ final class RobustList {
     }
 
     /**
-     * Makes the calling thread's list and registers it with the kernel ({@link Self#robust()}
-     * does this once per thread).
+     * Makes the calling thread's list and keeps the head the kernel holds for the thread now
+     * (glibc's), to give it back whenever this list is empty ({@link Self#robust()} does this
+     * once per thread). The list is installed by its first lock.
      *
      * @param tid the thread's owner id, which must be its kernel tid
      * @return the list
@@ -119,11 +138,24 @@ final class RobustList {
         h.set(ValueLayout.JAVA_LONG, HEAD_NEXT, h.address());
         h.set(ValueLayout.JAVA_LONG, HEAD_OFFSET, MutexLayout.ROBUST_FUTEX_OFFSET);
         h.set(ValueLayout.JAVA_LONG, HEAD_PENDING, 0L);
-        final long r = Syscall.call(Syscall.SYS_SET_ROBUST_LIST, h.address(), HEAD_SIZE, 0, 0, 0, 0);
+        final long[] previous = kernelHead();
+        return new RobustList(tid, h, previous[0], previous[1]);
+    }
+
+    /** Registers a head with the kernel for the calling thread. */
+    private static void setKernelHead(final long address, final long length) {
+        final long r = Syscall.call(Syscall.SYS_SET_ROBUST_LIST, address, length, 0, 0, 0, 0);
         if (r < 0) {
             throw new UnsupportedOperationException("set_robust_list failed: " + Errno.name((int) -r));
         }
-        return new RobustList(tid, h);
+    }
+
+    /** Gives the kernel back the head registered before this list, once nothing is held or pending. */
+    private void restoreWhenEmpty() {
+        if (installed && size == 0 && pendingNode == 0) {
+            setKernelHead(previousHead, previousLength);
+            installed = false;
+        }
     }
 
     /** {@return the address of this thread's head, as registered with the kernel} */
@@ -146,12 +178,32 @@ final class RobustList {
 
     /**
      * The kernel's {@code list_op_pending}: the node whose lock word is being changed, which
-     * the kernel also inspects if the process dies in the middle of a lock or unlock.
+     * the kernel also inspects if the process dies in the middle of a lock or unlock. Setting a
+     * node installs this head first, if the kernel holds the previous one; clearing it with
+     * the list empty gives the previous head back.
      *
      * @param node the node address ({@code &_m_next}), or 0
      */
     void pending(final long node) {
+        if (node != 0 && !installed) {
+            setKernelHead(headAddress, HEAD_SIZE);
+            installed = true;
+        }
+        pendingNode = node;
         Block.LONG.setRelease(head, HEAD_PENDING, node);
+        if (node == 0) {
+            restoreWhenEmpty();
+        }
+    }
+
+    /** {@return whether the kernel holds this list's head now (it holds the previous one while the list is empty)} */
+    boolean installed() {
+        return installed;
+    }
+
+    /** {@return the head registered for the thread before this list: glibc's, restored while this list is empty} */
+    long previousHead() {
+        return previousHead;
     }
 
     private static long node(final MemorySegment m) {
@@ -259,6 +311,7 @@ final class RobustList {
                     next = node(held[i]);
                 }
                 Block.LONG.setRelease(head, HEAD_NEXT, next);
+                restoreWhenEmpty();
                 return;
             } catch (final IllegalStateException closedMeanwhile) {
                 // another entry's memory closed during the rewrite: drop it too
