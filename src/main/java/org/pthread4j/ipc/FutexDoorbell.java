@@ -91,7 +91,8 @@ public final class FutexDoorbell {
         return block.get(SLEEPERS_OFFSET);
     }
 
-    Block block() {
+    /** {@return the block the doorbell lives in} */
+    public Block block() {
         return block;
     }
 

@@ -621,21 +621,32 @@ public final class SyncFile implements AutoCloseable {
     // Primitives: get-or-create, always process-shared, musl's byte layout.
 
     /**
-     * A NORMAL process-shared mutex, created unlocked when the name is new.
+     * Attaches to the named mutex whatever its attributes, or creates a NORMAL process-shared
+     * one (musl's default) when the name is new. The attributes of an existing mutex, set by
+     * whoever created it (another JVM, a C program), are {@link Mutex#attr()}'s.
      *
      * @param name the slot's name
      * @return a view of the mutex
+     * @throws IllegalStateException when the slot holds something else, or a mutex that is not
+     *                               process-shared; and as {@link #slot(String, SlotType, int, Consumer)}
      * @see #mutex(String, MutexAttr)
      */
     public Mutex mutex(final String name) {
-        return mutex(name, MutexAttr.DEFAULT);
+        final MutexAttr shared = MutexAttr.DEFAULT.toBuilder().pshared(true).build();
+        final Block b = slot(name, SlotType.MUTEX, MutexLayout.SIZE, blk -> new Mutex(blk, shared));
+        final Mutex m = attach(name, () -> Mutex.attach(b));
+        if (!m.attr().pshared()) {
+            throw new IllegalStateException(path + ": mutex '" + name + "' is " + m.attr() + ", not process-shared");
+        }
+        return m;
     }
 
     /**
      * Gets or creates a named mutex ({@code pthread_mutex_init} with these attributes when new).
      * The mutex is process-shared whatever {@code attr} says: a mutex in a file that other
      * processes map has to be. For robust mutexes, see {@link Mutex} on how a process killed
-     * while holding one is detected.
+     * while holding one is detected. A create is refused when the name exists with other
+     * attributes; {@link #mutex(String)} attaches whatever they are.
      *
      * @param name the slot's name
      * @param attr the attributes of a new mutex; an existing one must have the same type,
@@ -648,26 +659,38 @@ public final class SyncFile implements AutoCloseable {
         Objects.requireNonNull(attr, "attr");
         final MutexAttr shared = attr.pshared() ? attr : attr.toBuilder().pshared(true).build();
         final Block b = slot(name, SlotType.MUTEX, MutexLayout.SIZE, blk -> new Mutex(blk, shared));
-        final Mutex m = Mutex.attach(b, shared.futex());
+        final Mutex m = attach(name, () -> Mutex.attach(b, shared.futex()));
         if (m.bits() != shared.bits()) {
-            throw new IllegalStateException(path + ": mutex '" + name + "' is " + m.attr() + ", not " + shared);
+            throw new IllegalStateException(path + ": mutex '" + name + "' exists as " + m.attr() + ", not " + shared
+                + "; mutex(name) attaches to it whatever its attributes");
         }
         return m;
     }
 
     /**
-     * A process-shared condvar whose timed waits use CLOCK_REALTIME, as POSIX's default.
+     * Attaches to the named condvar whatever its clock, or creates one whose timed waits use
+     * CLOCK_REALTIME (POSIX's default) when the name is new.
      *
      * @param name the slot's name
-     * @return a view of the condvar
+     * @return a view of the condvar ({@link Cond#clock()} says its clock)
+     * @throws IllegalStateException when the slot holds something else or a condvar that is not
+     *                               process-shared; and as {@link #slot(String, SlotType, int, Consumer)}
      * @see #cond(String, CondAttr)
      */
     public Cond cond(final String name) {
-        return cond(name, CondAttr.DEFAULT);
+        final CondAttr shared = CondAttr.builder().pshared(true).build();
+        final Block b = slot(name, SlotType.COND, CondLayout.SIZE, blk -> new Cond(blk, shared));
+        final Cond c = attach(name, () -> Cond.attach(b));
+        if (!c.isPshared()) {
+            throw new IllegalStateException(path + ": condvar '" + name + "' is not process-shared");
+        }
+        return c;
     }
 
     /**
-     * Gets or creates a named condvar, process-shared whatever {@code attr} says.
+     * Gets or creates a named condvar, process-shared whatever {@code attr} says. A create is
+     * refused when the name exists with another clock; {@link #cond(String)} attaches whatever
+     * it is.
      *
      * @param name the slot's name
      * @param attr the attributes (clock) of a new condvar; an existing one must have the same clock
@@ -679,12 +702,21 @@ public final class SyncFile implements AutoCloseable {
         Objects.requireNonNull(attr, "attr");
         final CondAttr shared = attr.pshared() ? attr : CondAttr.builder().pshared(true).clock(attr.clock()).build();
         final Block b = slot(name, SlotType.COND, CondLayout.SIZE, blk -> new Cond(blk, shared));
-        final Cond c = Cond.attach(b);
+        final Cond c = attach(name, () -> Cond.attach(b));
         if (c.clock() != shared.clock()) {
-            throw new IllegalStateException(path + ": condvar '" + name + "' uses clock " + c.clock() + ", not "
-                + shared.clock());
+            throw new IllegalStateException(path + ": condvar '" + name + "' exists with clock " + c.clock() + ", not "
+                + shared.clock() + "; cond(name) attaches to it whatever its clock");
         }
         return c;
+    }
+
+    /** A view of a published slot's primitive; a block that holds none is this file's error, named. */
+    private <T> T attach(final String name, final java.util.function.Supplier<T> view) {
+        try {
+            return view.get();
+        } catch (final IllegalArgumentException e) {
+            throw new IllegalStateException(path + ": slot '" + name + "' holds no valid primitive: " + e.getMessage(), e);
+        }
     }
 
     /**

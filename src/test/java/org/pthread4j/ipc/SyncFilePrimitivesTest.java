@@ -43,7 +43,8 @@ class SyncFilePrimitivesTest {
             assertEquals(0, again.unlock());
             final Mutex plain = f.mutex("plain");
             assertTrue(plain.attr().pshared(), "a mutex in a file is process-shared even when asked otherwise");
-            assertThrows(IllegalStateException.class, () -> f.mutex("m"), "another mutex kind");
+            assertThrows(IllegalStateException.class, () -> f.mutex("m", MutexAttr.DEFAULT), "another mutex kind");
+            assertTrue(f.mutex("m").attr().robust(), "attached by name whatever its attributes");
             assertThrows(IllegalStateException.class, () -> f.cond("m"), "another type");
             assertTrue(f.cond("c").isPshared());
             assertEquals(0, f.rwlock("rw").rdLock());
