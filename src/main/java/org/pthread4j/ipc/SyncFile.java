@@ -22,6 +22,11 @@ import org.pthread4j.futex.Timespec;
 import org.pthread4j.futex.Futex;
 import org.pthread4j.futex.Futexes;
 import org.pthread4j.ipc.SyncFileFormatException.Problem;
+import org.pthread4j.juc.OwnerDiedException;
+import org.pthread4j.juc.PthreadCondition;
+import org.pthread4j.juc.PthreadLock;
+import org.pthread4j.juc.PthreadReadWriteLock;
+import org.pthread4j.juc.PthreadSemaphore;
 import org.pthread4j.memory.Block;
 import org.pthread4j.memory.Memory;
 
@@ -135,15 +140,27 @@ import static org.pthread4j.ipc.SyncFileLayout.*;
  * {@link FutexIdleStrategy}. A robust mutex whose holder is killed, even by {@code kill -9},
  * is marked by the kernel and the next locker gets {@code EOWNERDEAD} (see {@link Mutex}).
  *
+ * <p>{@link #lock}, {@link #readWriteLock}, {@link #semaphore} and {@link #condition} give the
+ * same slots {@code java.util.concurrent} faces: a robust, reentrant, process-shared
+ * {@link PthreadLock} whose owner's death, in any process, surfaces as
+ * {@link OwnerDiedException}, and conditions that live in the file (a process-shared lock's
+ * {@link PthreadLock#newCondition()} refuses, since a condition in one process's memory could
+ * never be signalled by another). {@link #mutex(String)} and {@link #cond(String)} attach to
+ * what another process made whatever its attributes; a create with other attributes
+ * ({@link #mutex(String, MutexAttr)}) is refused.
+ *
  * <pre>{@code
  * try (SyncFile file = SyncFile.openOrCreate(SyncFile.shmPath("orders"), 64)) {
- *     Mutex lock = file.mutex("orders.lock", MutexAttr.builder().robust(true).build());
- *     Cond nonEmpty = file.cond("orders.nonempty");
- *     if (lock.lock() == Errno.EOWNERDEAD) {
- *         lock.consistent();               // repair what the dead holder left, then go on
+ *     PthreadLock lock = file.lock("orders.lock");            // robust, reentrant, process-shared
+ *     Condition nonEmpty = file.condition("orders.nonempty", lock);
+ *     try {
+ *         lock.lock();
+ *     } catch (OwnerDiedException e) {                         // a process died holding it
+ *         repair();                                            // the lock is held here
+ *         e.markConsistent();
  *     }
  *     try {
- *         // ... while (empty) nonEmpty.wait(lock); ...
+ *         // ... while (empty) nonEmpty.await(); ...
  *     } finally {
  *         lock.unlock();
  *     }
@@ -717,6 +734,86 @@ public final class SyncFile implements AutoCloseable {
         } catch (final IllegalArgumentException e) {
             throw new IllegalStateException(path + ": slot '" + name + "' holds no valid primitive: " + e.getMessage(), e);
         }
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // java.util.concurrent faces over the same slots
+
+    /**
+     * A {@link java.util.concurrent.locks.Lock} over a named mutex, for code written against
+     * {@code ReentrantLock}: a new mutex is RECURSIVE (reentrant, as {@code ReentrantLock}),
+     * robust and process-shared; an existing one is attached whatever its attributes, as
+     * {@link #mutex(String)}, and must record its owner (RECURSIVE or ERRORCHECK). When a
+     * thread or process dies holding it, even by {@code kill -9}, the next acquisition in any
+     * process throws {@link OwnerDiedException} with the lock held. Its conditions are
+     * {@link #condition(String, PthreadLock)}; {@link PthreadLock#newCondition()} refuses, since
+     * a condition in one process's memory could not be signalled by another.
+     *
+     * @param name the slot's name
+     * @return the lock
+     * @throws IllegalStateException when the slot holds something else, or a NORMAL mutex (it
+     *                               records no owner); and as {@link #slot(String, SlotType, int, Consumer)}
+     */
+    public PthreadLock lock(final String name) {
+        final MutexAttr attr = MutexAttr.builder().type(MutexAttr.RECURSIVE).robust(true).pshared(true).build();
+        slot(name, SlotType.MUTEX, MutexLayout.SIZE, blk -> new Mutex(blk, attr));
+        final Mutex m = mutex(name);
+        if (m.attr().type() == MutexAttr.NORMAL) {
+            throw new IllegalStateException(path + ": mutex '" + name + "' is " + m.attr() + ": a NORMAL mutex records"
+                + " no owner, so it cannot be a Lock (unlock by a non-owner could not be refused)");
+        }
+        return PthreadLock.of(m);
+    }
+
+    /**
+     * A {@link java.util.concurrent.locks.ReadWriteLock} over a named process-shared rwlock
+     * ({@link #rwlock(String)}). Its write lock has no condition (a process-shared one could not
+     * be made in one process's memory).
+     *
+     * @param name the slot's name
+     * @return the lock
+     * @throws IllegalStateException as {@link #slot(String, SlotType, int, Consumer)}
+     */
+    public PthreadReadWriteLock readWriteLock(final String name) {
+        return PthreadReadWriteLock.of(rwlock(name));
+    }
+
+    /**
+     * A {@link java.util.concurrent.Semaphore} over a named process-shared semaphore
+     * ({@link #sem(String, int)}): {@code permits} is used only when it is new, as
+     * {@code sem_open}'s value.
+     *
+     * @param name    the slot's name
+     * @param permits the permits of a new semaphore, 0 to {@link Sem#VALUE_MAX}
+     * @return the semaphore
+     * @throws IllegalArgumentException for negative permits
+     * @throws IllegalStateException    as {@link #slot(String, SlotType, int, Consumer)}
+     */
+    public PthreadSemaphore semaphore(final String name, final int permits) {
+        return PthreadSemaphore.of(sem(name, permits));
+    }
+
+    /**
+     * A {@link java.util.concurrent.locks.Condition} of a process-shared lock over a named
+     * condvar: a new one's timed waits use CLOCK_MONOTONIC; an existing one is attached
+     * whatever its clock ({@link #cond(String)}). Threads of every process that waits and
+     * signals with the same lock and name meet on it.
+     *
+     * @param name the slot's name
+     * @param lock a process-shared lock, such as {@link #lock(String)}'s
+     * @return the condition
+     * @throws IllegalArgumentException when the lock is not process-shared (its holders could
+     *                                  not all wait on a condvar in shared memory)
+     * @throws IllegalStateException    as {@link #slot(String, SlotType, int, Consumer)}
+     */
+    public PthreadCondition condition(final String name, final PthreadLock lock) {
+        if (!lock.mutex().attr().pshared()) {
+            throw new IllegalArgumentException(lock + " is process-private: a condition in " + path
+                + " needs a process-shared lock, such as lock(name)");
+        }
+        final CondAttr monotonic = CondAttr.builder().pshared(true).clock(Timespec.CLOCK_MONOTONIC).build();
+        slot(name, SlotType.COND, CondLayout.SIZE, blk -> new Cond(blk, monotonic));
+        return lock.attachCondition(cond(name).block());
     }
 
     /**

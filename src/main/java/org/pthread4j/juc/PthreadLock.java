@@ -278,10 +278,20 @@ public final class PthreadLock implements Lock {
      * private memory, on the same backend as a private lock (so a signal can move a waiter
      * straight onto the mutex instead of waking it). Its timed waits use CLOCK_MONOTONIC.
      *
+     * <p>A process-shared lock has no such condition: one in private memory could never be
+     * signalled by another process. Its conditions live in shared memory:
+     * {@code SyncFile.condition(name, lock)}, or {@link #newCondition(Block, CondAttr)}.
+     *
      * @return the condition
+     * @throws UnsupportedOperationException for a process-shared lock
      */
     @Override
     public PthreadCondition newCondition() {
+        if (mutex.attr().pshared()) {
+            throw new UnsupportedOperationException(this + " is process-shared: a condition other processes can signal"
+                + " must live in shared memory (SyncFile.condition(name, lock), or newCondition(block, attr) with a"
+                + " process-shared CondAttr), not in this process's private memory");
+        }
         final Futex f = mutex.attr().pshared() || mutex.attr().robust() ? null : mutex.attr().futex();
         final Cond cond = new Cond(PrivateBlocks.allocate(CondLayout.SIZE, CondLayout.ALIGNMENT),
             CondAttr.builder().clock(Timespec.CLOCK_MONOTONIC).futex(f).build());

@@ -660,9 +660,16 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
          * releases every write hold and restores them.
          *
          * @return the condition
+         * @throws UnsupportedOperationException for a process-shared lock: the condition's mutex
+         *                                       and condvar would be private to this process, so
+         *                                       another process could never signal it
          */
         @Override
         public PthreadCondition newCondition() {
+            if (lock.rw.isPshared()) {
+                throw new UnsupportedOperationException(lock + " is process-shared: its write lock has no condition"
+                    + " another process could signal; share a PthreadLock and SyncFile.condition(name, lock) instead");
+            }
             final Futex f = lock.rw.isPshared() ? null : lock.rw.futex();
             final Mutex m = new Mutex(PrivateBlocks.allocate(MutexLayout.SIZE, MutexLayout.ALIGNMENT),
                 MutexAttr.builder().futex(f).build());
