@@ -46,6 +46,21 @@ public final class Liveness {
     }
 
     /**
+     * {@return whether a thread of this process has this id ({@code /proc/self/task/<tid>} exists)}
+     *
+     * @param tid a kernel thread id
+     */
+    public static boolean isThreadOfThisProcess(final int tid) {
+        return tid > 0 && Files.isDirectory(PROC.resolve("self").resolve("task").resolve(Integer.toString(tid)));
+    }
+
+    /** {@return the calling thread's kernel id, or 0 when it has none (a virtual thread)} */
+    static int currentTid() {
+        final int id = org.pthread4j.internal.ThreadIds.current();
+        return org.pthread4j.internal.ThreadIds.isKernelTid(id) ? id : 0;
+    }
+
+    /**
      * {@return whether it runs}
      *
      * @param id a process or thread id

@@ -174,7 +174,24 @@ import static org.pthread4j.ipc.SyncFileLayout.*;
  * mapping of the same file, whose shared futex keys are the same), re-reads its word and gets
  * that exception; sleepers in other processes may see one spurious wakeup, which every wait
  * tolerates. Words of raw slots larger than {@value #CLOSE_WAKE_RAW_LIMIT} bytes are not woken.
- * The file itself stays, until {@link #unlink}.
+ * The file itself stays, until {@link #unlink}. A close is refused while a thread of this
+ * process holds one of the file's owner-tracked mutexes, which its kernel robust list points
+ * into.
+ *
+ * <h2>Truncation</h2>
+ * A sync file must keep its length while it is mapped. When a process that may write it
+ * shortens it ({@code ftruncate}, an {@code O_TRUNC} open, {@code > file} in a shell), the
+ * kernel drops the pages past the new end from every mapping, and an access to one of them
+ * raises {@code SIGBUS}, which kills a C program. In this JVM, {@link #slot}, the named
+ * getters, {@link #slots} and {@link #find} check the file's length first and throw
+ * {@link UncheckedIOException} wrapping a {@link SyncFileFormatException} whose problem is
+ * {@code TRUNCATED}; {@link #close()} still unmaps (without mapping past the end again, which
+ * would grow the file). The primitives' operations on their words make no such check (it would
+ * cost a system call each): HotSpot turns the fault of a read, a write, or an atomic the JIT
+ * compiled into {@link InternalError} ("a fault occurred in an unsafe memory access operation");
+ * a compare-and-exchange run by the interpreter is not guarded in JDK 25
+ * ({@code Unsafe_CompareAndExchangeInt}) and the JVM dies of the {@code SIGBUS}. The checks of
+ * who may open the file keep other users from truncating it; its own user must not.
  *
  * <p>A SyncFile is thread-safe.
  */
@@ -521,6 +538,7 @@ public final class SyncFile implements AutoCloseable {
                 + (type == SlotType.RAW ? " (at least " + SlotType.MIN_RAW_SIZE + ")" : " (it is " + type.size() + ")"));
         }
         checkOpen();
+        checkLength();
         // The count first, then the lookup: every entry below the count is already in the name
         // map, and the scan below starts at the count, so an entry another thread of this
         // process accepts in between is found by one or the other, never skipped.
@@ -919,6 +937,7 @@ public final class SyncFile implements AutoCloseable {
      */
     public List<SlotInfo> slots() {
         checkOpen();
+        checkLength();
         final int cap = dir.header().capacity();
         for (int i = dir.readyCount(); i < cap && dir.state(i) == READY; i++) {
             accept(i);
@@ -984,9 +1003,28 @@ public final class SyncFile implements AutoCloseable {
      * Unmaps the file; idempotent. Later accesses through any block of it throw
      * {@link IllegalStateException}, and this process's threads asleep on its primitives are
      * woken to see that exception. The file stays on disk.
+     *
+     * <p>Closing while a thread of this process holds a mutex of the file that is on its kernel
+     * robust list (a robust mutex, or any owner-tracked one: every mutex of a sync file is
+     * process-shared) is refused, as unmapping such a mutex is an error in C: the list would
+     * point into unmapped memory, where the kernel's walk at the thread's death would stop
+     * (leaving the mutexes behind it unrecovered) or, were the addresses reused, write. The
+     * check reads the lock words when {@code close} is called (through any mapping of the file
+     * in this process); a lock taken after it is the caller's race. A NORMAL mutex records no
+     * owner and does not stop a close.
+     *
+     * @throws IllegalStateException when a thread of this process holds such a mutex; the file
+     *                               stays open, and the message names the mutex and the thread
      */
     @Override
     public void close() {
+        if (closed.get()) {
+            return;
+        }
+        final boolean truncated = truncatedTo() >= 0;
+        if (!truncated) {
+            refuseWhileHeld();
+        }
         if (!closed.compareAndSet(false, true)) {
             return;
         }
@@ -995,11 +1033,12 @@ public final class SyncFile implements AutoCloseable {
         final List<SlotInfo> published = dir.slots();
         // Map the file a second time before unmapping the first, so the new mapping cannot take
         // the old one's addresses; shared futex keys are (inode, offset), so a wake through
-        // either mapping reaches a sleeper on either.
+        // either mapping reaches a sleeper on either. Not for a truncated file: mapping past its
+        // end would grow it again.
         try (Arena a = Arena.ofConfined()) {
             MemorySegment second = null;
             try {
-                second = channel.map(FileChannel.MapMode.READ_WRITE, 0, seg.byteSize(), a);
+                second = truncated ? null : channel.map(FileChannel.MapMode.READ_WRITE, 0, seg.byteSize(), a);
             } catch (final IOException | RuntimeException e) {
                 // Without a second mapping the sleepers stay asleep; nothing else depends on it.
             }
@@ -1020,6 +1059,49 @@ public final class SyncFile implements AutoCloseable {
             } catch (final IOException ignored) {
                 // nothing was written through the channel after creation
             }
+        }
+    }
+
+    /** Refuses the close while a thread of this process holds a mutex of the file on its robust list. */
+    private void refuseWhileHeld() {
+        for (final SlotInfo s : slots()) {
+            if (s.type() != SlotType.MUTEX) {
+                continue;
+            }
+            final int type = (int) Block.INT.getVolatile(seg, s.offset() + MutexLayout.TYPE);
+            final boolean linked = (type & MutexLayout.ROBUST) != 0
+                || ((type & MutexLayout.OWNER_TRACKED_MASK) != 0 && (type & MutexLayout.PSHARED) != 0);
+            final int owner = (int) Block.INT.getVolatile(seg, s.offset() + MutexLayout.LOCK) & MutexLayout.OWNER_MASK;
+            if (linked && owner != 0 && owner != MutexLayout.OWNER_MASK && Liveness.isThreadOfThisProcess(owner)) {
+                throw new IllegalStateException(path + " is not closed: mutex '" + s.name() + "' is held by thread "
+                    + owner + " of this process" + (owner == Liveness.currentTid() ? ", the caller," : "")
+                    + ", whose kernel robust list points into the file's mapping; unlock it first");
+            }
+        }
+    }
+
+    /** {@return the file's length when it is shorter than the mapping (it was truncated), else -1} */
+    private long truncatedTo() {
+        try {
+            final long size = channel.size();
+            return size < seg.byteSize() ? size : -1;
+        } catch (final IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Refuses to touch the mapping of a truncated file: the kernel answers an access to a page
+     * past the end of the file with SIGBUS (see "Truncation" in the class overview).
+     *
+     * @throws UncheckedIOException wrapping a {@link SyncFileFormatException} ({@code TRUNCATED})
+     */
+    private void checkLength() {
+        final long size = truncatedTo();
+        if (size >= 0) {
+            throw new UncheckedIOException(Directory.bad(path, Problem.TRUNCATED, "the file is now " + size
+                + " bytes, but " + seg.byteSize() + " are mapped: it was truncated while in use, and an access past"
+                + " its end would fault (SIGBUS); no slot of it can be used any more"));
         }
     }
 

@@ -8,6 +8,7 @@ import org.pthread4j.MutexAttr;
 import org.pthread4j.Sem;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -47,7 +48,8 @@ class SyncFileCloseTest {
     @Test
     void threadsAsleepInAMutexACondvarAndASemaphoreGetIllegalStateExceptionWhenTheFileIsClosed() throws Exception {
         final SyncFile f = SyncFile.create(dir.resolve("close"), 8);
-        final Mutex held = f.mutex("held", MutexAttr.builder().type(MutexAttr.ERRORCHECK).pshared(true).build());
+        // NORMAL: it records no owner and is on no robust list, so holding it does not stop the close.
+        final Mutex held = f.mutex("held");
         final Mutex m = f.mutex("m");
         final Cond c = f.cond("c");
         final Sem s = f.sem("s", 0);
@@ -79,5 +81,62 @@ class SyncFileCloseTest {
         assertThrows(IllegalStateException.class, held::unlock);
         assertThrows(IllegalStateException.class, s::post);
         assertThrows(IllegalStateException.class, () -> f.mutex("m"));
+    }
+
+    @Test
+    void closeIsRefusedWhileTheCallerHoldsARobustMutexOfTheFileAndTheFileStaysUsable() throws Exception {
+        final SyncFile f = SyncFile.create(dir.resolve("held"), 8);
+        final Mutex r = f.mutex("r", MutexAttr.builder().type(MutexAttr.ERRORCHECK).robust(true).build());
+        assertEquals(0, r.lock());
+        final IllegalStateException e = assertThrows(IllegalStateException.class, f::close);
+        assertTrue(e.getMessage().contains("'r'") && e.getMessage().contains("the caller"), e.getMessage());
+        assertTrue(f.isOpen());
+        assertEquals(0, r.unlock(), "the mapping is still there");
+        f.close();
+        assertFalse(f.isOpen());
+    }
+
+    @Test
+    void closeIsRefusedWhileAnotherThreadOfThisProcessHoldsAnOwnerTrackedMutexOfTheFile() throws Exception {
+        final SyncFile f = SyncFile.create(dir.resolve("other"), 8);
+        final Mutex m = f.mutex("m", MutexAttr.builder().type(MutexAttr.RECURSIVE).build());
+        final CountDownLatch locked = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final Thread holder = Thread.ofPlatform().start(() -> {
+            m.lock();
+            locked.countDown();
+            try {
+                release.await();
+            } catch (final InterruptedException ignored) {
+                // the test ends
+            }
+            m.unlock();
+        });
+        assertTrue(locked.await(30, TimeUnit.SECONDS));
+        final IllegalStateException e = assertThrows(IllegalStateException.class, f::close);
+        assertTrue(e.getMessage().contains("held by thread " + m.ownerId()), e.getMessage());
+        release.countDown();
+        holder.join(TimeUnit.SECONDS.toMillis(30));
+        f.close();
+    }
+
+    @Test
+    void aTruncatedFileIsRefusedByEveryLookupWithSyncFileFormatExceptionAndCloseDoesNotGrowItAgain() throws Exception {
+        final Path p = dir.resolve("truncated");
+        final SyncFile f = SyncFile.create(p, 8);
+        f.mutex("m");
+        try (java.nio.channels.FileChannel other = java.nio.channels.FileChannel.open(p,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            other.truncate(0);
+        }
+        for (final org.junit.jupiter.api.function.Executable lookup : List.<org.junit.jupiter.api.function.Executable>of(
+                f::slots, () -> f.find("m"), () -> f.mutex("m"), () -> f.mutex("new"), () -> f.lock("l"))) {
+            final java.io.UncheckedIOException e = assertThrows(java.io.UncheckedIOException.class, lookup);
+            final SyncFileFormatException cause = assertInstanceOf(SyncFileFormatException.class, e.getCause());
+            assertEquals(SyncFileFormatException.Problem.TRUNCATED, cause.problem());
+            assertTrue(cause.getMessage().contains("truncated while in use"), cause.getMessage());
+        }
+        f.close();
+        assertEquals(0, java.nio.file.Files.size(p), "close did not map past the end, which would grow it");
     }
 }
