@@ -10,25 +10,20 @@ import org.pthread4j.RwLock;
 import org.pthread4j.futex.Timespec;
 import org.pthread4j.memory.Block;
 import org.pthread4j.testing.ChildJvm;
+import org.pthread4j.testing.Musl;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.*;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * A C program linked against musl ({@code src/test/c/syncfile_interop.c}, built here with
- * {@code musl-gcc}) and this JVM on the same primitives of one sync file: musl's own
+ * A C program linked against musl ({@code src/test/c/syncfile_interop.c} on the C library in
+ * {@code src/main/c}, built here with {@code musl-gcc}) and this JVM on the same primitives of
+ * one sync file: musl's own
  * {@code pthread_mutex_lock}, {@code pthread_cond_wait}, {@code pthread_rwlock_*} against the
  * Java ports, on the same words. Skipped, with the reason printed, where {@code musl-gcc} is
  * missing ({@code apt-get install musl-tools}).
@@ -39,68 +34,42 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * mutex, condvar and rwlock code is unchanged between 1.2.3 and musl's current head.
  */
 class MuslInteropTest {
-    private static final Path SOURCE = Path.of("src/test/c/syncfile_interop.c");
     private static Path binary;
-    private static String skipReason;
 
     @TempDir
     Path dir;
 
     @BeforeAll
     static void build() throws Exception {
-        final Path out = Path.of("target/c/syncfile_interop");
-        Files.createDirectories(out.getParent());
-        final Process p;
-        try {
-            p = new ProcessBuilder("musl-gcc", "-O2", "-static", "-Wall", "-o", out.toString(), SOURCE.toString())
-                .redirectErrorStream(true).start();
-        } catch (final IOException e) {
-            skipReason = "musl-gcc is not installed (apt-get install musl-tools): " + e.getMessage();
-            System.out.println("MuslInteropTest skipped: " + skipReason);
-            return;
+        if (Musl.skipReason() == null) {
+            binary = Musl.buildWithLibrary("syncfile_interop", "src/test/c/syncfile_interop.c");
         }
-        final String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS));
-        assertEquals(0, p.exitValue(), "musl-gcc failed:\n" + log);
-        binary = out;
     }
 
     /** The C process, with its output line by line. */
     private static final class C implements AutoCloseable {
+        final Musl.Proc proc;
         final Process process;
-        final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
 
         C(final Path file, final String... args) throws IOException {
             final List<String> cmd = new ArrayList<>(List.of(binary.toString(), file.toString()));
             cmd.addAll(List.of(args));
-            process = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-            Thread.ofPlatform().daemon().start(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                    String line;
-                    while ((line = r.readLine()) != null) {
-                        lines.add(line);
-                    }
-                } catch (final IOException ignored) {
-                    // the process died
-                }
-            });
+            proc = new Musl.Proc(cmd);
+            process = proc.process();
         }
 
         String line() throws InterruptedException {
-            final String l = lines.poll(60, TimeUnit.SECONDS);
-            assertNotNull(l, "the C process printed nothing for 60 s (alive: " + process.isAlive() + ")");
-            return l;
+            return proc.line();
         }
 
         @Override
         public void close() throws InterruptedException {
-            process.destroyForcibly();
-            process.waitFor(30, TimeUnit.SECONDS);
+            proc.close();
         }
     }
 
     private static void requireMusl() {
-        assumeTrue(binary != null, () -> "skipped: " + skipReason);
+        Musl.require();
     }
 
     @Test

@@ -89,6 +89,41 @@ public final class Musl {
     }
 
     /**
+     * Builds the C sync-file library with its Makefile ({@code make -C src/main/c
+     * BUILD=target/c/lib}) once per JVM.
+     *
+     * @return {@code libpthread4j_sync.a}
+     */
+    public static synchronized Path library() throws Exception {
+        require();
+        final Path lib = OUT.resolve("lib").toAbsolutePath();
+        final Path archive = lib.resolve("libpthread4j_sync.a");
+        if (BUILT.containsKey("lib")) {
+            return archive;
+        }
+        final List<String> cmd = List.of("make", "-s", "-C", LIBRARY.toString(), "BUILD=" + lib);
+        final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        final String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "make took more than 120 s");
+        assertEquals(0, p.exitValue(), String.join(" ", cmd) + " failed:\n" + log);
+        BUILT.put("lib", archive);
+        return archive;
+    }
+
+    /**
+     * Builds a static musl program linked with the C sync-file library, once per JVM.
+     *
+     * @param name    the binary's name in {@code target/c}
+     * @param sources C files, relative to the repository's top directory
+     * @return the binary
+     */
+    public static Path buildWithLibrary(final String name, final String... sources) throws Exception {
+        final String[] all = java.util.Arrays.copyOf(sources, sources.length + 1);
+        all[sources.length] = library().toString();
+        return build(name, all);
+    }
+
+    /**
      * {@return musl's version as {major, minor, patch}, from its dynamic loader
      *     ({@code /lib/ld-musl-ARCH.so.1} prints it), or null when it cannot be found}
      */
@@ -133,6 +168,7 @@ public final class Musl {
         private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
         private final StringBuilder transcript = new StringBuilder();
         private final PrintWriter in;
+        private final Thread reader;
 
         /**
          * Starts a program.
@@ -142,7 +178,7 @@ public final class Musl {
         public Proc(final List<String> command) throws IOException {
             process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
             in = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
-            Thread.ofPlatform().daemon().name("c-reader").start(() -> {
+            reader = Thread.ofPlatform().daemon().name("c-reader").start(() -> {
                 try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
                         StandardCharsets.UTF_8))) {
                     String line;
@@ -187,10 +223,11 @@ public final class Musl {
             in.println(line);
         }
 
-        /** {@return its exit status, within 60 s} */
+        /** {@return its exit status, within 60 s, once all its output has been read} */
         public int waitFor() throws InterruptedException {
             assertTrue(process.waitFor(60, TimeUnit.SECONDS), "the C process did not exit within 60 s; output:\n"
                 + transcript());
+            reader.join(TimeUnit.SECONDS.toMillis(60));
             return process.exitValue();
         }
 
