@@ -85,6 +85,17 @@ final class MutexTestSupport {
         return memory.block(index * 64L, MutexLayout.SIZE, MutexLayout.ALIGNMENT);
     }
 
+    /** Runs {@code body} on a new platform thread that then ends, waits for it to end, and returns its result. */
+    static <T> T onThreadThatEnds(final java.util.concurrent.Callable<T> body) throws Exception {
+        final java.util.concurrent.FutureTask<T> task = new java.util.concurrent.FutureTask<>(body);
+        final Thread t = Thread.ofPlatform().name("robust-owner").start(task);
+        t.join(LIVENESS.toMillis());
+        if (t.isAlive()) {
+            throw new AssertionError(t + " did not end within " + LIVENESS);
+        }
+        return task.get();
+    }
+
     static Timespec inMillis(final long millis) {
         return Timespec.after(Timespec.CLOCK_REALTIME, millis, TimeUnit.MILLISECONDS);
     }

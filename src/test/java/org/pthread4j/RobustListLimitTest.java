@@ -8,7 +8,6 @@ import org.pthread4j.memory.Memory;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.FutureTask;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -16,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.pthread4j.MutexTestSupport.LIVENESS;
 import static org.pthread4j.MutexTestSupport.inMillis;
+import static org.pthread4j.MutexTestSupport.onThreadThatEnds;
 
 /**
  * The kernel walks at most 2048 nodes of a dying thread's robust list ({@code ROBUST_LIST_LIMIT}):
@@ -33,14 +33,6 @@ class RobustListLimitTest {
             all.add(new Mutex(mem.block((long) i * SLOT, MutexLayout.SIZE, MutexLayout.ALIGNMENT), attr));
         }
         return all;
-    }
-
-    private static <T> T onThreadThatEnds(final java.util.concurrent.Callable<T> body) throws Exception {
-        final FutureTask<T> task = new FutureTask<>(body);
-        final Thread t = Thread.ofPlatform().name("robust-owner").start(task);
-        t.join(LIVENESS.toMillis());
-        assertFalse(t.isAlive());
-        return task.get();
     }
 
     @Test

@@ -142,6 +142,12 @@ class SyncFileCLibraryTest {
         assertEquals("0 0", value(found, "mutex"), "attached whatever its attributes: NORMAL, not robust");
     }
 
+    /** The next line of a racer's output. */
+    @FunctionalInterface
+    private interface NextLine {
+        String get() throws InterruptedException;
+    }
+
     /** Racers: C processes and JVMs, their output, and what they saw. */
     private static final class Race implements AutoCloseable {
         final List<ChildJvm> jvms = new ArrayList<>();
@@ -150,24 +156,21 @@ class SyncFileCLibraryTest {
         final Set<Long> pids = new HashSet<>();
 
         void collect(final Musl.Proc proc) throws InterruptedException {
-            for (String l = proc.line(); !l.equals("raced"); l = proc.line()) {
-                assertTrue(l.startsWith("slot "), l + "\n" + proc.transcript());
-                add(l);
-            }
-            pids.add(proc.process().pid());
+            collect(proc::line, proc.process().pid());
         }
 
         void collect(final ChildJvm j) throws InterruptedException {
-            for (String l = j.expectLine(CHILD); !l.equals("raced"); l = j.expectLine(CHILD)) {
-                assertTrue(l.startsWith("slot "), l + "\n" + j.transcript());
-                add(l);
-            }
-            pids.add(j.pid());
+            collect(() -> j.expectLine(CHILD), j.pid());
         }
 
-        private void add(final String line) {
-            final String[] w = line.split(" ");
-            seen.computeIfAbsent(w[1], k -> new HashSet<>()).add(Long.parseLong(w[2]));
+        /** Reads {@code slot NAME OFFSET} lines up to {@code raced}. */
+        private void collect(final NextLine next, final long pid) throws InterruptedException {
+            for (String l = next.get(); !l.equals("raced"); l = next.get()) {
+                assertTrue(l.startsWith("slot "), l);
+                final String[] w = l.split(" ");
+                seen.computeIfAbsent(w[1], k -> new HashSet<>()).add(Long.parseLong(w[2]));
+            }
+            pids.add(pid);
         }
 
         /** Every process got one block per name, the directory says the same, and the racers made it all. */

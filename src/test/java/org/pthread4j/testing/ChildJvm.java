@@ -1,15 +1,11 @@
 package org.pthread4j.testing;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,27 +16,13 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ChildJvm implements AutoCloseable {
     private final Process process;
-    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    private final Output out;
     private final PrintWriter in;
-    private final StringBuilder transcript = new StringBuilder();
 
     private ChildJvm(final Process process) {
         this.process = process;
         this.in = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
-        final Thread reader = Thread.ofPlatform().daemon().name("child-jvm-reader").start(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    synchronized (transcript) {
-                        transcript.append(line).append('\n');
-                    }
-                    lines.add(line);
-                }
-            } catch (final IOException ignored) {
-                // the child died; expectLine reports it
-            }
-        });
-        reader.setUncaughtExceptionHandler((t, e) -> { });
+        this.out = new Output(process, "child-jvm-reader");
     }
 
     /** @return the java binary the tests run on */
@@ -118,7 +100,7 @@ public final class ChildJvm implements AutoCloseable {
      * @throws AssertionError when the child prints nothing in time or exits
      */
     public String expectLine(final Duration timeout) throws InterruptedException {
-        final String line = lines.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        final String line = out.poll(timeout);
         if (line == null) {
             throw new AssertionError("child JVM printed no line within " + timeout + " (alive: " + process.isAlive()
                 + "); output so far:\n" + transcript());
@@ -137,7 +119,7 @@ public final class ChildJvm implements AutoCloseable {
         final long end = System.nanoTime() + timeout.toNanos();
         for (;;) {
             final long left = end - System.nanoTime();
-            final String line = lines.poll(Math.max(0, left), TimeUnit.NANOSECONDS);
+            final String line = out.poll(Duration.ofNanos(Math.max(0, left)));
             if (line == null) {
                 throw new AssertionError("child JVM did not print '" + expected + "' within " + timeout
                     + " (alive: " + process.isAlive() + "); output:\n" + transcript());
@@ -183,9 +165,7 @@ public final class ChildJvm implements AutoCloseable {
 
     /** @return everything the child printed so far */
     public String transcript() {
-        synchronized (transcript) {
-            return transcript.toString();
-        }
+        return out.transcript();
     }
 
     @Override

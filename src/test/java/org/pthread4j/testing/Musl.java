@@ -1,19 +1,16 @@
 package org.pthread4j.testing;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -165,10 +162,8 @@ public final class Musl {
     /** A running C program and its output, line by line. */
     public static final class Proc implements AutoCloseable {
         private final Process process;
-        private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        private final StringBuilder transcript = new StringBuilder();
+        private final Output out;
         private final PrintWriter in;
-        private final Thread reader;
 
         /**
          * Starts a program.
@@ -178,20 +173,7 @@ public final class Musl {
         public Proc(final List<String> command) throws IOException {
             process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
             in = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
-            reader = Thread.ofPlatform().daemon().name("c-reader").start(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                        StandardCharsets.UTF_8))) {
-                    String line;
-                    while ((line = r.readLine()) != null) {
-                        synchronized (transcript) {
-                            transcript.append(line).append('\n');
-                        }
-                        lines.add(line);
-                    }
-                } catch (final IOException ignored) {
-                    // the process ended
-                }
-            });
+            out = new Output(process, "c-reader");
         }
 
         /**
@@ -212,7 +194,7 @@ public final class Musl {
 
         /** {@return its next line, within 60 s (liveness)} */
         public String line() throws InterruptedException {
-            final String l = lines.poll(60, TimeUnit.SECONDS);
+            final String l = out.poll(Duration.ofSeconds(60));
             assertNotNull(l, "the C process printed nothing for 60 s (alive: " + process.isAlive() + "); output:\n"
                 + transcript());
             return l;
@@ -227,15 +209,13 @@ public final class Musl {
         public int waitFor() throws InterruptedException {
             assertTrue(process.waitFor(60, TimeUnit.SECONDS), "the C process did not exit within 60 s; output:\n"
                 + transcript());
-            reader.join(TimeUnit.SECONDS.toMillis(60));
+            out.drain(Duration.ofSeconds(60));
             return process.exitValue();
         }
 
         /** {@return everything it printed so far} */
         public String transcript() {
-            synchronized (transcript) {
-                return transcript.toString();
-            }
+            return out.transcript();
         }
 
         /** {@return the process} */
