@@ -1009,9 +1009,10 @@ public final class SyncFile implements AutoCloseable {
      * process-shared) is refused, as unmapping such a mutex is an error in C: the list would
      * point into unmapped memory, where the kernel's walk at the thread's death would stop
      * (leaving the mutexes behind it unrecovered) or, were the addresses reused, write. The
-     * check reads the lock words when {@code close} is called (through any mapping of the file
-     * in this process); a lock taken after it is the caller's race. A NORMAL mutex records no
-     * owner and does not stop a close.
+     * check reads the lock words and links when {@code close} is called (through any mapping of
+     * the file in this process): an owner-tracked mutex whose word names a thread of this process
+     * and whose {@code _m_prev} is set; a lock taken after it is the caller's race. A NORMAL
+     * mutex records no owner and does not stop a close.
      *
      * @throws IllegalStateException when a thread of this process holds such a mutex; the file
      *                               stays open, and the message names the mutex and the thread
@@ -1072,9 +1073,12 @@ public final class SyncFile implements AutoCloseable {
             final boolean linked = (type & MutexLayout.ROBUST) != 0
                 || ((type & MutexLayout.OWNER_TRACKED_MASK) != 0 && (type & MutexLayout.PSHARED) != 0);
             final int owner = (int) Block.INT.getVolatile(seg, s.offset() + MutexLayout.LOCK) & MutexLayout.OWNER_MASK;
-            if (linked && owner != 0 && owner != MutexLayout.OWNER_MASK && Liveness.isThreadOfThisProcess(owner)) {
+            // A locker links the mutex (_m_prev) before anything else can see it held.
+            final boolean onList = (long) Block.LONG.getVolatile(seg, s.offset() + MutexLayout.PREV) != 0;
+            if (linked && onList && owner != 0 && owner != MutexLayout.OWNER_MASK
+                && Liveness.isThreadOfThisProcess(owner)) {
                 throw new IllegalStateException(path + " is not closed: mutex '" + s.name() + "' is held by thread "
-                    + owner + " of this process" + (owner == Liveness.currentTid() ? ", the caller," : "")
+                    + owner + " of this process" + (owner == Liveness.currentTid() ? " (the caller)" : "")
                     + ", whose kernel robust list points into the file's mapping; unlock it first");
             }
         }

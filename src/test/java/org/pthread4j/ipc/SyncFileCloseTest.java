@@ -89,7 +89,7 @@ class SyncFileCloseTest {
         final Mutex r = f.mutex("r", MutexAttr.builder().type(MutexAttr.ERRORCHECK).robust(true).build());
         assertEquals(0, r.lock());
         final IllegalStateException e = assertThrows(IllegalStateException.class, f::close);
-        assertTrue(e.getMessage().contains("'r'") && e.getMessage().contains("the caller"), e.getMessage());
+        assertTrue(e.getMessage().contains("'r'") && e.getMessage().contains("(the caller)"), e.getMessage());
         assertTrue(f.isOpen());
         assertEquals(0, r.unlock(), "the mapping is still there");
         f.close();
@@ -118,6 +118,19 @@ class SyncFileCloseTest {
         release.countDown();
         holder.join(TimeUnit.SECONDS.toMillis(30));
         f.close();
+    }
+
+    @Test
+    void aLockWordWrittenByHandWithoutLinksDoesNotStopTheClose() throws Exception {
+        final SyncFile f = SyncFile.create(dir.resolve("forged"), 8);
+        // The word of an errorcheck robust mutex held by this thread, as a tool's test writes it:
+        // no locker linked it into a robust list (_m_prev is 0), so nothing points into the file.
+        f.slot("m", SlotType.MUTEX, 40, b -> {
+            b.set(0, 0x80 | 4 | 2);
+            b.set(4, org.pthread4j.internal.ThreadIds.current());
+        });
+        f.close();
+        assertFalse(f.isOpen());
     }
 
     @Test
