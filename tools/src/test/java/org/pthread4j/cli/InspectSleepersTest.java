@@ -144,6 +144,7 @@ class InspectSleepersTest {
             c.destroyForcibly();
             assertEquals(Errno.EOWNERDEAD, lockB.get(LIVENESS.toSeconds(), TimeUnit.SECONDS),
                 "the C process died holding B");
+            jvmSide.join(LIVENESS.toMillis()); // it unlocks B and A: a file is not closed while they are held
         }
     }
 
