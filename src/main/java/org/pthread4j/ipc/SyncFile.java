@@ -133,9 +133,10 @@ import static org.pthread4j.ipc.SyncFileLayout.*;
  * {@link #once} get or create a named primitive, initialized as by its {@code *_init} when new
  * and attached (validated, nothing written) when it exists. Every one is process-shared,
  * whatever its attributes say, and has musl's x86_64 byte layout: a C program linked against
- * musl that maps the file and finds the slot's offset in the directory can call
- * {@code pthread_mutex_lock}, {@code pthread_cond_wait} or {@code pthread_rwlock_wrlock} on it
- * ({@code src/test/c/syncfile_interop.c}). {@link #slot} hands out raw blocks for the caller's
+ * musl finds or creates the same slots with the library in {@code src/main/c}
+ * ({@code pthread4j_sync.h}: {@code p4j_open}, {@code p4j_mutex}, {@code p4j_cond} ...), which
+ * follows this protocol, and calls {@code pthread_mutex_lock}, {@code pthread_cond_wait} or
+ * {@code sem_wait} on them. {@link #slot} hands out raw blocks for the caller's
  * own data (an Agrona ring buffer), {@link #doorbell} a {@link FutexDoorbell} for a
  * {@link FutexIdleStrategy}. A robust mutex whose holder is killed, even by {@code kill -9},
  * is marked by the kernel and the next locker gets {@code EOWNERDEAD} (see {@link Mutex}).
