@@ -15,6 +15,8 @@ import org.pthread4j.futex.Futex;
 import org.pthread4j.internal.ThreadTable;
 import org.pthread4j.memory.Block;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -40,7 +42,11 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *     further holds only count, and the last release unlocks the word. The word therefore
  *     counts reading threads, a reentrant read never waits (not even behind a waiting
  *     writer), and a release by a thread that holds no read lock is refused with
- *     {@link IllegalMonitorStateException}.</li>
+ *     {@link IllegalMonitorStateException}. The holds the word does not show (every hold
+ *     after a thread's first, and the writer's read holds) are added up in one atomic count
+ *     of the lock object, changed only by those reentrant holds and their releases, so
+ *     {@link #getReadLockCount()} answers holds, as {@code ReentrantReadWriteLock} does; a
+ *     thread's first read and its last release do not touch that count.</li>
  * <li>The writer is recorded as a thread and a hold count, written only by the writer while it
  *     holds the word, as {@code AbstractQueuedSynchronizer} records its exclusive owner. A
  *     reentrant write lock only counts.</li>
@@ -62,7 +68,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * <li>musl prefers readers: a new reader enters whenever no writer holds the lock, even while
  *     writers wait, so a stream of overlapping readers can starve writers. There is no fair
  *     mode.</li>
- * <li>{@link #getReadLockCount()} counts reading threads, not read holds.</li>
+ * <li>{@link #getReadLockCount()} counts read holds exactly for the threads of this process
+ *     that use this lock object; a thread of another process (or of another object attached
+ *     to the same block) counts one, whatever its holds.</li>
  * <li>Queues are counts ({@code _rw_waiters}): no {@code getQueuedThreads} and relatives; no
  *     {@code getOwner}.</li>
  * <li>Conditions of the write lock are private to this JVM even when the lock is
@@ -94,6 +102,23 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
     private int writeHolds;
     /** Whether the writer took read holds inside its write lock (then its release may downgrade). */
     private boolean writerReads;
+    /**
+     * Read holds the word does not show: each thread's holds after its first, and the writer's
+     * read holds. Changed only with atomic adds ({@link #UNCOUNTED}); read by
+     * {@link #getReadLockCount()}.
+     */
+    @SuppressWarnings("unused") // through UNCOUNTED
+    private volatile int uncountedReads;
+
+    private static final VarHandle UNCOUNTED;
+
+    static {
+        try {
+            UNCOUNTED = MethodHandles.lookup().findVarHandle(PthreadReadWriteLock.class, "uncountedReads", int.class);
+        } catch (final ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** One thread's read holds, made and touched only by that thread. */
     private static final class Holds extends ThreadTable.Entry {
@@ -192,9 +217,14 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
         return false;
     }
 
-    /** {@return how many threads hold the read lock (of every process sharing it), 0 when write-locked} */
+    /**
+     * {@return the read holds, as {@code ReentrantReadWriteLock} counts them: every hold of every
+     *     thread (a thread holding two reads counts 2, and the writer's read holds count); a
+     *     thread of another process sharing the lock counts 1. A snapshot for monitoring, not
+     *     for synchronization}
+     */
     public int getReadLockCount() {
-        return rw.readerCount();
+        return rw.readerCount() + (int) UNCOUNTED.getVolatile(this);
     }
 
     /** {@return whether some thread (of any process sharing the lock) holds the write lock} */
@@ -261,13 +291,13 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
      * {@return {@code ReentrantReadWriteLock}'s form:
      *     {@code PthreadReadWriteLock@1b6d3586[Write locks = 1, Read locks = 0; RwLock[...]]},
      *     where the write count is the current thread's holds (1 when another thread or process
-     *     writes) and the read count is the number of reading threads}
+     *     writes) and the read count is {@link #getReadLockCount()}}
      */
     @Override
     public String toString() {
         final int w = rw.isWriteLocked() ? Math.max(getWriteHoldCount(), 1) : 0;
         return getClass().getSimpleName() + "@" + Integer.toHexString(hashCode()) + "[Write locks = " + w
-            + ", Read locks = " + rw.readerCount() + "; " + rw + "]";
+            + ", Read locks = " + getReadLockCount() + "; " + rw + "]";
     }
 
     // ---------------------------------------------------------------------------------------
@@ -321,6 +351,9 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
             if (r != 0) {
                 throw new IllegalStateException("unexpected result " + Errno.name(r) + " from " + rw);
             }
+            if (downgrade) {
+                uncounted(-1); // one of the read holds is now the word's reader
+            }
         }
     }
 
@@ -334,7 +367,14 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
             if (r != 0) {
                 throw new IllegalStateException("unexpected result " + Errno.name(r) + " from " + rw);
             }
+        } else {
+            uncounted(-1);
         }
+    }
+
+    /** Adds to the read holds the word does not show. */
+    private void uncounted(final int delta) {
+        UNCOUNTED.getAndAdd(this, delta);
     }
 
     /**
@@ -346,11 +386,13 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
                 throw new Error("Maximum lock count exceeded");
             }
             h.count++;
+            uncounted(1);
             return true;
         }
         if (writer == Thread.currentThread()) {
             writerReads = true;
             h.count = 1;
+            uncounted(1);
             return true;
         }
         return false;
@@ -522,7 +564,7 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
         @Override
         public String toString() {
             return getClass().getSimpleName() + "@" + Integer.toHexString(hashCode()) + "[Read locks = "
-                + lock.rw.readerCount() + "]";
+                + lock.getReadLockCount() + "]";
         }
     }
 
@@ -725,6 +767,9 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
         int release() {
             mutex.lock();
             final int holds = lock.writerReads ? -lock.writeHolds : lock.writeHolds;
+            if (holds < 0) {
+                lock.uncounted(-lock.getReadHoldCount()); // held again after the wait
+            }
             lock.writer = null;
             lock.writeHolds = 0;
             lock.writerReads = false;
@@ -739,6 +784,9 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
             lock.writer = Thread.currentThread();
             lock.writeHolds = Math.abs(saved);
             lock.writerReads = saved < 0;
+            if (saved < 0) {
+                lock.uncounted(lock.getReadHoldCount());
+            }
         }
 
         @Override

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -95,9 +96,9 @@ class PthreadReadWriteLockTest {
             fx.read.lock();
             assertTrue(fx.read.tryLock());
             assertEquals(3, fx.rw.getReadHoldCount());
-            assertEquals(1, fx.rw.getReadLockCount(), "the word counts reading threads");
+            assertEquals(3, fx.rw.getReadLockCount(), "holds, as ReentrantReadWriteLock counts them");
             try (Holder h = new Holder(fx.read)) {
-                assertEquals(2, fx.rw.getReadLockCount());
+                assertEquals(4, fx.rw.getReadLockCount());
                 assertEquals(3, fx.rw.getReadHoldCount());
                 h.release();
             }
@@ -246,11 +247,11 @@ class PthreadReadWriteLockTest {
             fx.read.lock();
             fx.read.lock();
             assertTrue(fx.rw.isWriteLocked(), "read holds inside the write lock only count");
-            assertEquals(0, fx.rw.getReadLockCount());
+            assertEquals(2, fx.rw.getReadLockCount());
             fx.write.unlock();
             // downgraded: one reader on the word, no writer slipped in
             assertFalse(fx.rw.isWriteLocked());
-            assertEquals(1, fx.rw.getReadLockCount());
+            assertEquals(2, fx.rw.getReadLockCount());
             assertEquals(2, fx.rw.getReadHoldCount());
             assertEquals(0, fx.rw.getWriteHoldCount());
             assertTrue(writer.running());
@@ -671,6 +672,79 @@ class PthreadReadWriteLockTest {
             assertTrue(view.readLock().tryLock());
             assertEquals(1, fx.rw.getReadLockCount());
             view.readLock().unlock();
+        }
+    }
+
+    /** The same steps on a {@code ReentrantReadWriteLock} and on the adapter read the same counts. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.pthread4j.testing.Backends#privateBackends")
+    void readLockCountCountsHoldsAsReentrantReadWriteLockDoes(final Futex f) throws Exception {
+        final ReentrantReadWriteLock jdk = new ReentrantReadWriteLock();
+        try (Fixture fx = new Fixture(f)) {
+            final List<String> steps = List.of("r", "r", "R", "R", "w", "w", "r", "r", "W", "R", "W", "r", "R", "R",
+                "w", "r", "R", "W");
+            for (final String step : steps) {
+                apply(step, jdk.readLock(), jdk.writeLock());
+                apply(step, fx.read, fx.write);
+                assertEquals(jdk.getReadLockCount(), fx.rw.getReadLockCount(), "after " + step + " of " + steps);
+                assertEquals(jdk.getReadHoldCount(), fx.rw.getReadHoldCount(), "after " + step + " of " + steps);
+                assertEquals(jdk.getWriteHoldCount(), fx.rw.getWriteHoldCount(), "after " + step + " of " + steps);
+                final String counts = "Read locks = " + jdk.getReadLockCount();
+                assertTrue(fx.rw.toString().contains(counts), fx.rw.toString());
+                assertTrue(fx.read.toString().contains(counts), fx.read.toString());
+            }
+            assertEquals(0, fx.rw.getReadLockCount());
+            try (Holder h = new Holder(fx.read)) {
+                fx.read.lock();
+                fx.read.lock();
+                assertEquals(3, fx.rw.getReadLockCount(), "two threads, three holds");
+                fx.read.unlock();
+                fx.read.unlock();
+                h.release();
+            }
+            assertEquals(0, fx.rw.getReadLockCount());
+        }
+    }
+
+    /** r/R: read lock/unlock; w/W: write lock/unlock (in orders that never upgrade). */
+    private static void apply(final String step, final Lock read, final Lock write) {
+        switch (step) {
+            case "r" -> read.lock();
+            case "R" -> read.unlock();
+            case "w" -> write.lock();
+            case "W" -> write.unlock();
+            default -> throw new IllegalArgumentException(step);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.pthread4j.testing.Backends#privateBackends")
+    void aWritersReadHoldsLeaveTheCountWhileItWaitsOnACondition(final Futex f) throws Exception {
+        try (Fixture fx = new Fixture(f)) {
+            final Condition c = fx.write.newCondition();
+            final CountDownLatch waiting = new CountDownLatch(1);
+            final JucTestSupport.Call<Integer> waiter = JucTestSupport.Call.start("waiter", () -> {
+                fx.write.lock();
+                fx.read.lock();
+                fx.read.lock();
+                waiting.countDown();
+                c.awaitUninterruptibly();
+                final int held = fx.rw.getReadLockCount();
+                fx.read.unlock();
+                fx.read.unlock();
+                fx.write.unlock();
+                return held;
+            });
+            assertTrue(waiting.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS));
+            fx.write.lock();
+            assertEquals(0, fx.rw.getReadLockCount(), "the waiter holds nothing while it waits");
+            fx.read.lock();
+            assertEquals(1, fx.rw.getReadLockCount());
+            fx.read.unlock();
+            c.signal();
+            fx.write.unlock();
+            waiter.assertResult(2);
+            assertEquals(0, fx.rw.getReadLockCount());
         }
     }
 
