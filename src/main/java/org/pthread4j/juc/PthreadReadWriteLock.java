@@ -270,13 +270,33 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
     }
 
     /**
-     * {@return an estimate of the threads waiting on it}
+     * {@return an estimate of the threads waiting on it, as {@code ReentrantReadWriteLock}'s: an
+     *     upper bound that counts every thread that released the write lock inside an await of
+     *     the condition and was not yet signalled (nor timed out or interrupted)}
+     *
+     * <p>A waiter releases the write lock while it holds the condition's mutex and is queued on
+     * the condvar before it lets the mutex go; this method takes that mutex before it counts,
+     * so the thread that takes the write lock right after a waiter released it sees the waiter.
      *
      * @param condition a condition of this lock's write lock
      * @throws IllegalMonitorStateException when the current thread does not hold the write lock
      * @throws IllegalArgumentException     when the condition is not one of this lock's
      */
     public int getWaitQueueLength(final Condition condition) {
+        final WriteOwner w = ownerOf(condition);
+        w.mutex.lock();
+        try {
+            return ((PthreadCondition) condition).cond().waiterCount();
+        } finally {
+            w.mutex.unlock();
+        }
+    }
+
+    /**
+     * {@return the write-lock side of one of this lock's conditions, once the caller is found to
+     *     hold the write lock}
+     */
+    private WriteOwner ownerOf(final Condition condition) {
         Objects.requireNonNull(condition, "condition");
         if (!(condition instanceof PthreadCondition c) || !(c.owner() instanceof WriteOwner w) || w.lock() != this) {
             throw new IllegalArgumentException("not a condition of this lock");
@@ -284,7 +304,7 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
         if (!isWriteLockedByCurrentThread()) {
             throw new IllegalMonitorStateException("the current thread does not hold the write lock of " + this);
         }
-        return c.cond().waiterCount();
+        return w;
     }
 
     /**
@@ -742,7 +762,10 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
     /**
      * Condition support for the write lock: the waiter takes the condition's mutex before it
      * releases the write lock, and a signaller signals while holding the mutex, so a signal cannot
-     * fall between the release and the wait.
+     * fall between the release and the wait; the queries ({@link #getWaitQueueLength}) take the
+     * mutex too, so they count a waiter from the moment it released the write lock. The order is
+     * always the write lock, then the mutex: a waiter gives the mutex up before it waits for the
+     * write lock again.
      */
     private static final class WriteOwner extends PthreadCondition.Owner {
         private final PthreadReadWriteLock lock;

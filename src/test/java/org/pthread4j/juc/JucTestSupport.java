@@ -9,8 +9,14 @@ import org.pthread4j.testing.Sleepers;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
 import java.util.function.IntSupplier;
+import java.util.function.Predicate;
+import java.util.function.ToIntFunction;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -51,6 +57,46 @@ final class JucTestSupport {
             Thread.onSpinWait();
         }
         assertEquals(state, thread.getState(), thread.getName());
+    }
+
+    /**
+     * Rounds of: a waiter takes {@code lock} and awaits {@code cond}; this thread, blocked in
+     * {@code lock()} meanwhile, gets the lock only once the waiter released it inside the await,
+     * and must then read the waiter in {@code length} and {@code hasWaiters} at once.
+     */
+    static void countsTheWaiterRightAfterItsRelease(final Lock lock, final Condition cond,
+                                                    final ToIntFunction<Condition> length,
+                                                    final Predicate<Condition> hasWaiters) throws Exception {
+        final int rounds = 200;
+        final Semaphore arrived = new Semaphore(0);
+        final AtomicInteger signalled = new AtomicInteger();
+        final Call<Void> waiter = Call.start("waiter", () -> {
+            for (int r = 1; r <= rounds; r++) {
+                lock.lock();
+                try {
+                    arrived.release();
+                    while (signalled.get() < r) {
+                        cond.awaitUninterruptibly();
+                    }
+                } finally {
+                    lock.unlock();
+                }
+            }
+            return null;
+        });
+        for (int r = 1; r <= rounds; r++) {
+            assertTrue(arrived.tryAcquire(LIVENESS.toMillis(), TimeUnit.MILLISECONDS));
+            lock.lock(); // granted once the waiter released it inside the await
+            try {
+                assertEquals(1, length.applyAsInt(cond), "round " + r);
+                assertTrue(hasWaiters.test(cond), "round " + r);
+                signalled.set(r);
+                cond.signal();
+            } finally {
+                lock.unlock();
+            }
+        }
+        waiter.assertResult(null);
     }
 
     /**

@@ -387,6 +387,19 @@ class PthreadConditionTest {
         return n;
     }
 
+    /**
+     * ReentrantLock's count is an upper bound: the thread that takes the lock the moment a waiter
+     * released it inside {@code await()} sees the waiter counted, every round (the condvar queues
+     * the waiter before it unlocks the mutex).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.pthread4j.testing.Backends#privateBackends")
+    void aWaiterIsCountedFromTheMomentItReleasedTheLock(final Futex f) throws Exception {
+        final Fixture fx = new Fixture(f);
+        JucTestSupport.countsTheWaiterRightAfterItsRelease(fx.lock, fx.cond, fx.lock::getWaitQueueLength,
+            fx.lock::hasWaiters);
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.pthread4j.testing.Backends#privateBackends")
     void aSignalWithNobodyWaitingIsNotRemembered(final Futex f) throws Exception {

@@ -748,6 +748,19 @@ class PthreadReadWriteLockTest {
         }
     }
 
+    /**
+     * ReentrantReadWriteLock's count is an upper bound: the thread that takes the write lock the
+     * moment a waiter released it inside {@code await()} sees the waiter counted, every round.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.pthread4j.testing.Backends#privateBackends")
+    void aWaiterIsCountedFromTheMomentItReleasedTheWriteLock(final Futex f) throws Exception {
+        try (Fixture fx = new Fixture(f)) {
+            JucTestSupport.countsTheWaiterRightAfterItsRelease(fx.write, fx.write.newCondition(),
+                c -> fx.rw.getWaitQueueLength(c), c -> fx.rw.hasWaiters(c));
+        }
+    }
+
     @Test
     void toStringShowsTheCounts() throws Exception {
         final PthreadReadWriteLock rw = new PthreadReadWriteLock();
