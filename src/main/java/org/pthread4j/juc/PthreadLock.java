@@ -11,6 +11,13 @@ import org.pthread4j.futex.Timespec;
 import org.pthread4j.futex.Futex;
 import org.pthread4j.memory.Block;
 
+import java.io.InvalidObjectException;
+import java.io.NotSerializableException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.io.ObjectStreamException;
+import java.io.Serial;
+import java.io.Serializable;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -66,17 +73,32 @@ import java.util.concurrent.locks.ReentrantLock;
  *     as {@code RUNNABLE}, and a virtual thread pins its carrier while it sleeps.</li>
  * </ul>
  *
+ * <h2>Serialization</h2>
+ *
+ * <p>A private lock is serialized as {@code ReentrantLock} is: as its kind (RECURSIVE or
+ * ERRORCHECK, robust or not) and backend, and deserialized as a new lock in its own memory,
+ * unlocked whatever its state when written; a backend other than the named ones
+ * ({@code parking}, {@code linux}, {@code linux-noprivate}) is read back as the default. A
+ * process-shared lock is not serializable ({@link NotSerializableException}): its state is
+ * memory that other processes map, and a copy in a byte stream would be another lock, not a
+ * view of that one; pass the file and offset instead and {@link #attach} there. Its conditions
+ * are not serializable. A subclass that wants serialization defines its own
+ * {@code writeReplace}: this class's serial form makes a {@code PthreadLock}.
+ *
  * <p>Memory consistency: as for every {@link Lock}, a successful {@code lock}, {@code tryLock}
  * or {@code lockInterruptibly} (including one that throws {@link OwnerDiedException}) has the
  * effects of a monitor enter, and {@code unlock} of a monitor exit: actions before an unlock
  * happen-before the actions after the next acquisition, in this process or, through shared
  * memory, in another.
  */
-public final class PthreadLock implements Lock {
+public final class PthreadLock implements Lock, Serializable {
+    @Serial
+    private static final long serialVersionUID = 1L;
+
     /** The attributes of {@link #PthreadLock()}: RECURSIVE, private, default backend. */
     public static final MutexAttr RECURSIVE = MutexAttr.builder().type(MutexAttr.RECURSIVE).build();
 
-    private final Mutex mutex;
+    private final transient Mutex mutex;
 
     /**
      * A private reentrant lock on the default private backend
@@ -484,6 +506,62 @@ public final class PthreadLock implements Lock {
         if (r == Errno.EINTR) {
             Thread.interrupted();
             throw new InterruptedException();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Serialization
+
+    /**
+     * {@return the serial form: the kind and backend of a private lock}
+     *
+     * @throws NotSerializableException for a process-shared lock
+     */
+    @Serial
+    private Object writeReplace() throws ObjectStreamException {
+        final MutexAttr a = mutex.attr();
+        if (a.pshared()) {
+            throw new NotSerializableException(getClass().getName() + ": a process-shared lock lives in memory "
+                + "that other processes map, and a copy would be another lock; attach to its block instead");
+        }
+        return new SerialForm(a.type(), a.robust(), SerialForms.backendName(a.futex()));
+    }
+
+    /**
+     * Refuses a subclass's default serialization: this class's state is off-heap.
+     *
+     * @param out the stream
+     * @throws NotSerializableException always
+     */
+    @Serial
+    private void writeObject(final ObjectOutputStream out) throws NotSerializableException {
+        throw new NotSerializableException(getClass().getName() + ": a subclass of PthreadLock defines a "
+            + "writeReplace of its own (the lock's state is off-heap)");
+    }
+
+    /**
+     * Refuses a stream that does not hold the serial form.
+     *
+     * @param in the stream
+     * @throws InvalidObjectException always
+     */
+    @Serial
+    private void readObject(final ObjectInputStream in) throws InvalidObjectException {
+        throw new InvalidObjectException("a PthreadLock is read through its serial form");
+    }
+
+    /** The serial form: what makes an equal, unlocked, private lock. */
+    private record SerialForm(int type, boolean robust, String backend) implements Serializable {
+        @Serial
+        private static final long serialVersionUID = 1L;
+
+        @Serial
+        private Object readResolve() throws ObjectStreamException {
+            if (type != MutexAttr.RECURSIVE && type != MutexAttr.ERRORCHECK) {
+                throw new InvalidObjectException("a PthreadLock is RECURSIVE or ERRORCHECK, not type " + type);
+            }
+            return new PthreadLock(MutexAttr.builder().type(type).robust(robust)
+                .futex(SerialForms.backend(backend)).build());
         }
     }
 

@@ -12,9 +12,17 @@ import org.pthread4j.RwLockAttr;
 import org.pthread4j.RwLockLayout;
 import org.pthread4j.futex.Timespec;
 import org.pthread4j.futex.Futex;
+import org.pthread4j.futex.Futexes;
 import org.pthread4j.internal.ThreadTable;
 import org.pthread4j.memory.Block;
 
+import java.io.InvalidObjectException;
+import java.io.NotSerializableException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.io.ObjectStreamException;
+import java.io.Serial;
+import java.io.Serializable;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
@@ -78,37 +86,48 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * <li>Interrupts, thread states and virtual threads as for {@link PthreadLock}.</li>
  * </ul>
  *
+ * <h2>Serialization</h2>
+ *
+ * <p>As {@code ReentrantReadWriteLock}: a private lock (and each of its two locks) is serialized
+ * as its backend and deserialized as a new lock in its own memory, unlocked whatever its state
+ * when written (a backend other than the named ones is read back as the default). A
+ * process-shared lock is not serializable ({@link NotSerializableException}): its state is
+ * memory that other processes map, and a copy would be another lock. Conditions are not
+ * serializable.
+ *
  * <p>Memory consistency: a release of the write lock happens-before every later acquisition of
  * either lock; a release of a read lock happens-before a later acquisition of the write lock.
  */
-public final class PthreadReadWriteLock implements ReadWriteLock {
+public final class PthreadReadWriteLock implements ReadWriteLock, Serializable {
+    @Serial
+    private static final long serialVersionUID = 1L;
     private static final int MAX_HOLDS = Integer.MAX_VALUE;
 
-    private final RwLock rw;
-    private final ReadLock readLock = new ReadLock(this);
-    private final WriteLock writeLock = new WriteLock(this);
+    private final transient RwLock rw;
+    private final transient ReadLock readLock = new ReadLock(this);
+    private final transient WriteLock writeLock = new WriteLock(this);
     /** Read holds of each thread; the entry stays while the thread lives (reused by later reads). */
-    private final ThreadLocal<Holds> readHolds = new ThreadLocal<>();
+    private final transient ThreadLocal<Holds> readHolds = new ThreadLocal<>();
     /**
      * Recent readers' holds, saving them the {@link ThreadLocal} lookup ({@link ThreadTable}, 16
      * slots). A cache of the first reader only, set once, served no thread of a pool started
      * after that one (1 thread, fresh threads per run: 0.70x {@code ReentrantReadWriteLock}, see
      * the CHANGELOG).
      */
-    private final Holds[] recent = new Holds[ThreadTable.length(16)];
+    private final transient Holds[] recent = new Holds[ThreadTable.length(16)];
     /** The writing thread, or null; written only by the writer while it holds the word. */
-    private Thread writer;
+    private transient Thread writer;
     /** The writer's holds; touched only by the writer. */
-    private int writeHolds;
+    private transient int writeHolds;
     /** Whether the writer took read holds inside its write lock (then its release may downgrade). */
-    private boolean writerReads;
+    private transient boolean writerReads;
     /**
      * Read holds the word does not show: each thread's holds after its first, and the writer's
      * read holds. Changed only with atomic adds ({@link #UNCOUNTED}); read by
      * {@link #getReadLockCount()}.
      */
     @SuppressWarnings("unused") // through UNCOUNTED
-    private volatile int uncountedReads;
+    private transient volatile int uncountedReads;
 
     private static final VarHandle UNCOUNTED;
 
@@ -463,12 +482,69 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
     }
 
     // ---------------------------------------------------------------------------------------
+    // Serialization
+
+    /**
+     * {@return the serial form: the backend of a private lock}
+     *
+     * @throws NotSerializableException for a process-shared lock
+     */
+    @Serial
+    private Object writeReplace() throws ObjectStreamException {
+        if (rw.isPshared()) {
+            throw new NotSerializableException(getClass().getName() + ": a process-shared lock lives in memory "
+                + "that other processes map, and a copy would be another lock; attach to its block instead");
+        }
+        return new SerialForm(SerialForms.backendName(rw.futex() == Futexes.defaultPrivate() ? null : rw.futex()));
+    }
+
+    /**
+     * Refuses a stream that does not hold the serial form.
+     *
+     * @param in the stream
+     * @throws InvalidObjectException always
+     */
+    @Serial
+    private void readObject(final ObjectInputStream in) throws InvalidObjectException {
+        throw new InvalidObjectException("a PthreadReadWriteLock is read through its serial form");
+    }
+
+    /** The serial form: what makes an unlocked private lock on the same backend. */
+    private record SerialForm(String backend) implements Serializable {
+        @Serial
+        private static final long serialVersionUID = 1L;
+
+        @Serial
+        private Object readResolve() {
+            final Futex f = SerialForms.backend(backend);
+            return new PthreadReadWriteLock(f == null ? RwLockAttr.DEFAULT : RwLockAttr.privateOn(f));
+        }
+    }
+
+    /** The serial form of a read or a write lock: the lock it belongs to, and which. */
+    private record SideForm(PthreadReadWriteLock lock, boolean read) implements Serializable {
+        @Serial
+        private static final long serialVersionUID = 1L;
+
+        @Serial
+        private Object readResolve() throws ObjectStreamException {
+            if (lock == null) {
+                throw new InvalidObjectException("a read or write lock without its PthreadReadWriteLock");
+            }
+            return read ? lock.readLock() : lock.writeLock();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
 
     /**
      * The read lock: shared, reentrant per thread. Memory effects: acquiring it has the effects
      * of a lock after the last write-lock release.
      */
-    public static final class ReadLock implements Lock {
+    public static final class ReadLock implements Lock, Serializable {
+        @Serial
+        private static final long serialVersionUID = 1L;
+        /** The lock it belongs to (serialized through the lock's serial form). */
         private final PthreadReadWriteLock lock;
 
         private ReadLock(final PthreadReadWriteLock lock) {
@@ -586,13 +662,22 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
             return getClass().getSimpleName() + "@" + Integer.toHexString(hashCode()) + "[Read locks = "
                 + lock.getReadLockCount() + "]";
         }
+
+        /** {@return the serial form: the lock's, and which side} */
+        @Serial
+        private Object writeReplace() {
+            return new SideForm(lock, true);
+        }
     }
 
     /**
      * The write lock: exclusive, reentrant. Memory effects: its release happens-before every later
      * acquisition of either lock.
      */
-    public static final class WriteLock implements Lock {
+    public static final class WriteLock implements Lock, Serializable {
+        @Serial
+        private static final long serialVersionUID = 1L;
+        /** The lock it belongs to (serialized through the lock's serial form). */
         private final PthreadReadWriteLock lock;
 
         private WriteLock(final PthreadReadWriteLock lock) {
@@ -756,6 +841,12 @@ public final class PthreadReadWriteLock implements ReadWriteLock {
             return getClass().getSimpleName() + "@" + Integer.toHexString(hashCode())
                 + (o != null ? "[Locked by thread " + o.getName() + "]"
                     : lock.rw.isWriteLocked() ? "[Locked]" : "[Unlocked]");
+        }
+
+        /** {@return the serial form: the lock's, and which side} */
+        @Serial
+        private Object writeReplace() {
+            return new SideForm(lock, false);
         }
     }
 

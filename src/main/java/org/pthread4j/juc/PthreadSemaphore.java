@@ -5,12 +5,16 @@ import org.pthread4j.Sem;
 import org.pthread4j.SemLayout;
 import org.pthread4j.futex.Timespec;
 import org.pthread4j.futex.Futex;
+import org.pthread4j.futex.Futexes;
 import org.pthread4j.memory.Block;
 
+import java.io.InvalidObjectException;
 import java.io.NotSerializableException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
+import java.io.ObjectStreamException;
 import java.io.Serial;
+import java.io.Serializable;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -50,7 +54,13 @@ import java.util.concurrent.TimeUnit;
  *     {@link Semaphore#getQueueLength()} and {@link Semaphore#hasQueuedThreads()} are final
  *     in the JDK's class and cannot be overridden: they answer 0 and false.
  *     {@link #getQueuedThreads()} is empty.</li>
- * <li>Not serializable: the permits are in off-heap memory.</li>
+ * <li>Serialization: a private semaphore is serialized as {@code Semaphore} is, as its
+ *     available permits (and its backend), and deserialized as a new semaphore in its own
+ *     memory with those permits (a backend other than the named ones is read back as the
+ *     default). A process-shared or named semaphore is not serializable
+ *     ({@link NotSerializableException}): its permits are memory other processes map, and a
+ *     copy would be another semaphore. A subclass that wants serialization defines its own
+ *     {@code writeReplace}: this class's serial form makes a {@code PthreadSemaphore}.</li>
  * <li>Interrupts, thread states and virtual threads as for {@link PthreadLock}.</li>
  * </ul>
  *
@@ -422,24 +432,54 @@ public class PthreadSemaphore extends Semaphore {
     }
 
     /**
-     * Refuses serialization.
+     * {@return the serial form: the permits and backend of a private semaphore}
      *
-     * @param out the stream
-     * @throws NotSerializableException always: the permits are in off-heap memory
+     * @throws NotSerializableException for a process-shared or named semaphore
      */
     @Serial
-    private void writeObject(final ObjectOutputStream out) throws NotSerializableException {
-        throw new NotSerializableException(getClass().getName() + ": its permits are in off-heap memory");
+    private Object writeReplace() throws ObjectStreamException {
+        if (sem.isPshared()) {
+            throw new NotSerializableException(getClass().getName() + ": a process-shared semaphore's permits are "
+                + "memory that other processes map, and a copy would be another semaphore; open or attach it there");
+        }
+        return new SerialForm(sem.getValue(),
+            SerialForms.backendName(sem.futex() == Futexes.defaultPrivate() ? null : sem.futex()));
     }
 
     /**
-     * Refuses deserialization.
+     * Refuses a subclass's default serialization: this class's permits are off-heap.
      *
-     * @param in the stream
-     * @throws NotSerializableException always: the permits are in off-heap memory
+     * @param out the stream
+     * @throws NotSerializableException always
      */
     @Serial
-    private void readObject(final ObjectInputStream in) throws NotSerializableException {
-        throw new NotSerializableException(getClass().getName() + ": its permits are in off-heap memory");
+    private void writeObject(final ObjectOutputStream out) throws NotSerializableException {
+        throw new NotSerializableException(getClass().getName() + ": a subclass of PthreadSemaphore defines a "
+            + "writeReplace of its own (the permits are off-heap)");
+    }
+
+    /**
+     * Refuses a stream that does not hold the serial form.
+     *
+     * @param in the stream
+     * @throws InvalidObjectException always
+     */
+    @Serial
+    private void readObject(final ObjectInputStream in) throws InvalidObjectException {
+        throw new InvalidObjectException("a PthreadSemaphore is read through its serial form");
+    }
+
+    /** The serial form: what makes a private semaphore with the same permits. */
+    private record SerialForm(int permits, String backend) implements Serializable {
+        @Serial
+        private static final long serialVersionUID = 1L;
+
+        @Serial
+        private Object readResolve() throws ObjectStreamException {
+            if (permits < 0) {
+                throw new InvalidObjectException("a PthreadSemaphore cannot hold " + permits + " permits");
+            }
+            return new PthreadSemaphore(permits, SerialForms.backend(backend));
+        }
     }
 }

@@ -10,9 +10,6 @@ import org.pthread4j.futex.Futex;
 import org.pthread4j.memory.Block;
 import org.pthread4j.memory.Memory;
 
-import java.io.ByteArrayOutputStream;
-import java.io.NotSerializableException;
-import java.io.ObjectOutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -348,16 +345,12 @@ class PthreadSemaphoreTest {
         }
     }
 
+    /** Serialization: see {@link AdapterSerializationTest}. */
     @Test
-    void stringsFairnessAndSerialization() {
+    void stringsAndFairness() {
         final PthreadSemaphore s = new PthreadSemaphore(3);
         assertTrue(s.toString().endsWith("[Permits = 3]"), s.toString());
         assertTrue(s.toString().startsWith(PthreadSemaphore.class.getName() + "@"), s.toString());
         assertFalse(s.isFair());
-        assertThrows(NotSerializableException.class, () -> {
-            try (ObjectOutputStream out = new ObjectOutputStream(new ByteArrayOutputStream())) {
-                out.writeObject(s);
-            }
-        });
     }
 }
