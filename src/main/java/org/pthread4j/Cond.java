@@ -11,6 +11,8 @@ import org.pthread4j.memory.Block;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.pthread4j.CondLayout.*;
@@ -732,6 +734,34 @@ public final class Cond {
         }
         unlock(seg, LOCK);
         return count;
+    }
+
+    /**
+     * For introspection: the threads of {@link #waiterCount()}, oldest waiter first, for a private
+     * condvar (its waiters are this process's threads, on the list); empty for a shared one, whose
+     * waiters may be in other processes and are only counted. A snapshot, stale as soon as it
+     * returns.
+     *
+     * @return the waiting threads, a new list
+     */
+    public List<Thread> waitingThreads() {
+        if (shared) {
+            return List.of();
+        }
+        final List<Integer> owners = new ArrayList<>();
+        lock(seg, LOCK);
+        for (Node p = tail; p != null; p = p.prev) {
+            owners.add(p.owner);
+        }
+        unlock(seg, LOCK);
+        final List<Thread> threads = new ArrayList<>(owners.size());
+        for (final int owner : owners) {
+            final Thread t = ThreadIds.thread(owner);
+            if (t != null) {
+                threads.add(t);
+            }
+        }
+        return threads;
     }
 
     private void setHead(final Node node) {

@@ -3,6 +3,8 @@ package org.pthread4j.futex;
 import org.pthread4j.memory.Block;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -474,6 +476,34 @@ public final class ParkingFutex implements Futex {
         }
         unparkAll(woken);
         return wokenCount + moved;
+    }
+
+    /**
+     * The threads asleep on a word at this moment, in the order wakes would take them (longest
+     * waiting first; highest priority first in a priority-ordered table): what the kernel's
+     * futex table knows and does not tell. A snapshot taken under the word's bucket lock, stale
+     * as soon as it returns; a thread between two sleeps (woken, spinning, polling) is not in
+     * it.
+     *
+     * @param seg the segment holding the word
+     * @param off the word's byte offset
+     * @return the sleeping threads, a new list (empty when none)
+     */
+    public List<Thread> sleepers(final MemorySegment seg, final long off) {
+        final long key = seg.address() + off;
+        final Bucket b = bucketOf(key);
+        if (b.waiters == 0) {
+            return List.of();
+        }
+        final List<Thread> threads = new ArrayList<>();
+        synchronized (b) {
+            for (Waiter w = b.head; w != null; w = w.next) {
+                if (w.key == key) {
+                    threads.add(w.thread);
+                }
+            }
+        }
+        return threads;
     }
 
     @Override

@@ -1,5 +1,7 @@
 package org.pthread4j.internal;
 
+import java.lang.ref.WeakReference;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -21,6 +23,11 @@ public final class ThreadIds {
 
     private static final AtomicInteger NEXT_VIRTUAL = new AtomicInteger();
     private static final ThreadLocal<Ids> IDS = ThreadLocal.withInitial(ThreadIds::assign);
+    /** The threads that were given an id, by id, for {@link #thread(int)}; weak, so ended threads go. */
+    private static final ConcurrentHashMap<Integer, WeakReference<Thread>> THREADS = new ConcurrentHashMap<>();
+    /** Registrations between two sweeps of collected threads out of {@link #THREADS}, a power of two. */
+    private static final int SWEEP_EVERY = 4096;
+    private static final AtomicInteger REGISTRATIONS = new AtomicInteger();
 
     /** A thread's ids, computed once. */
     private record Ids(int id, boolean kernel) {
@@ -29,7 +36,22 @@ public final class ThreadIds {
     private ThreadIds() {
     }
 
+    /**
+     * Computes and registers the calling thread's ids. Collected threads are swept out of the
+     * registry every {@value #SWEEP_EVERY} registrations, by a scan rather than a reference queue,
+     * whose lock a virtual thread registering in a crowd would block on while pinned (seen with
+     * 10,000 virtual threads taking their first lock at once).
+     */
     private static Ids assign() {
+        final Ids ids = compute();
+        if ((REGISTRATIONS.incrementAndGet() & (SWEEP_EVERY - 1)) == 0) {
+            THREADS.values().removeIf(r -> r.refersTo(null));
+        }
+        THREADS.put(ids.id(), new WeakReference<>(Thread.currentThread()));
+        return ids;
+    }
+
+    private static Ids compute() {
         if (!Thread.currentThread().isVirtual() && Syscall.AVAILABLE) {
             final int tid = Syscall.gettid();
             if (tid > 0 && tid < VIRTUAL_BASE) {
@@ -38,6 +60,22 @@ public final class ThreadIds {
         }
         final int n = Math.floorMod(NEXT_VIRTUAL.getAndIncrement(), MAX_ID - VIRTUAL_BASE + 1);
         return new Ids(VIRTUAL_BASE + n, false);
+    }
+
+    /**
+     * The thread of this process that was last given an id, if it was not collected: the owner
+     * an owner-tracked primitive records, as a thread (for {@code getOwner()}). Every thread is
+     * registered once, when it first asks for its id; the registry holds threads weakly and drops
+     * collected ones now and then. A kernel tid is reused after its thread ended, so
+     * the answer is the last registered thread with that id.
+     *
+     * @param id an owner id
+     * @return the thread, or {@code null} when no live thread of this process has that id (0, a
+     *     thread of another process, or one that never asked)
+     */
+    public static Thread thread(final int id) {
+        final WeakReference<Thread> r = THREADS.get(id);
+        return r == null ? null : r.get();
     }
 
     /** {@return the calling thread's owner id, nonzero and below 2^30} */

@@ -9,6 +9,8 @@ import org.pthread4j.MutexAttr;
 import org.pthread4j.MutexLayout;
 import org.pthread4j.futex.Timespec;
 import org.pthread4j.futex.Futex;
+import org.pthread4j.futex.ParkingFutex;
+import org.pthread4j.internal.ThreadIds;
 import org.pthread4j.memory.Block;
 
 import java.io.InvalidObjectException;
@@ -18,6 +20,8 @@ import java.io.ObjectOutputStream;
 import java.io.ObjectStreamException;
 import java.io.Serial;
 import java.io.Serializable;
+import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -59,10 +63,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * <ul>
  * <li>Not fair: musl's mutex lets an arriving thread take a free lock ahead of sleepers.
  *     {@link #isFair()} is false and there is no fair mode.</li>
- * <li>The queue is a count, not a list of threads: {@link #getQueueLength()} and
- *     {@link #hasQueuedThreads()} read {@code _m_waiters}; there is no
- *     {@code getQueuedThreads}, {@code hasQueuedThread} or {@code getOwner}, and
- *     {@link #toString()} names the owner by its thread id ({@link #getOwnerId()}).</li>
+ * <li>The queue is a count: {@link #getQueueLength()} and {@link #hasQueuedThreads()} read
+ *     {@code _m_waiters}, in every backend and process. Which threads wait is known only where
+ *     they sleep in this JVM: on the parking backend (the default for private locks)
+ *     {@link #getQueuedThreads()} and {@link #hasQueuedThread(Thread)} ask it which threads
+ *     sleep on the lock's word; on the kernel backends (and for process-shared or robust locks)
+ *     the kernel does not tell, and they answer an empty collection and false (see each
+ *     method). {@link #getWaitingThreads(Condition)} knows the waiters of a private condition
+ *     on every backend. {@link #getOwner()} names the owner when it is a thread of this
+ *     process, and {@link #toString()} names it by its thread id ({@link #getOwnerId()}).</li>
  * <li>The maximum hold count is {@code Integer.MAX_VALUE} (musl's count overflow check), past
  *     which {@code lock} throws {@link Error}, as {@code ReentrantLock} does.</li>
  * <li>Interrupts are answered within the backend's wait slice: at once on the parking
@@ -91,7 +100,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * happen-before the actions after the next acquisition, in this process or, through shared
  * memory, in another.
  */
-public final class PthreadLock implements Lock, Serializable {
+public class PthreadLock implements Lock, Serializable {
     @Serial
     private static final long serialVersionUID = 1L;
 
@@ -392,7 +401,7 @@ public final class PthreadLock implements Lock, Serializable {
     }
 
     /** {@return false: musl's mutex is not fair} */
-    public boolean isFair() {
+    public final boolean isFair() {
         return false;
     }
 
@@ -408,7 +417,7 @@ public final class PthreadLock implements Lock, Serializable {
      * {@return whether threads may be waiting to acquire the lock ({@code _m_waiters} nonzero): an
      *     estimate, as in {@code ReentrantLock}}
      */
-    public boolean hasQueuedThreads() {
+    public final boolean hasQueuedThreads() {
         return mutex.waiterCount() > 0;
     }
 
@@ -419,8 +428,69 @@ public final class PthreadLock implements Lock, Serializable {
      *     count a thread still spinning, or polling after its spin saw the holder relock: up to
      *     {@link org.pthread4j.Mutex#POLLS} sleeps of {@link org.pthread4j.Mutex#POLL_NANOS})}
      */
-    public int getQueueLength() {
+    public final int getQueueLength() {
         return mutex.waiterCount();
+    }
+
+    /**
+     * Whether the given thread waits to acquire this lock, as far as this JVM can see: on the
+     * parking backend, whether it sleeps on the lock's word now; a thread still spinning, or
+     * between two sleeps, is not seen. On the kernel backends (and for a process-shared or
+     * robust lock) the kernel does not tell which threads sleep, and the answer is false: use
+     * {@link #hasQueuedThreads()} and {@link #getQueueLength()}, which count them.
+     *
+     * @param thread the thread
+     * @return whether it is queued (a snapshot, for monitoring)
+     * @throws NullPointerException when the thread is null
+     */
+    public final boolean hasQueuedThread(final Thread thread) {
+        Objects.requireNonNull(thread, "thread");
+        return getQueuedThreads().contains(thread);
+    }
+
+    /**
+     * The threads waiting to acquire this lock, as far as this JVM can see: on the parking
+     * backend, the threads asleep on the lock's word (in the order wakes take them; a thread
+     * still spinning, or between two sleeps, is missing), a best-effort estimate as
+     * {@code ReentrantLock}'s; on the kernel backends (and for a process-shared or robust lock)
+     * an empty collection, since the kernel does not tell which threads sleep on a word (the
+     * count is {@link #getQueueLength()}).
+     *
+     * @return the queued threads, a new collection
+     */
+    protected Collection<Thread> getQueuedThreads() {
+        return mutex.futex() instanceof ParkingFutex p ? p.sleepers(mutex.block().segment(), mutex.sleepOffset())
+            : List.of();
+    }
+
+    /**
+     * The thread that holds this lock, when it is a thread of this process that this library has
+     * seen ({@link org.pthread4j.internal.ThreadIds}): the owner id recorded in the mutex word,
+     * as a thread. A best-effort snapshot for monitoring, as {@code ReentrantLock}'s.
+     *
+     * @return the owner, or {@code null} when the lock is free, or held by a thread of another
+     *     process sharing it
+     */
+    protected Thread getOwner() {
+        final int id = mutex.ownerId();
+        return id == 0 ? null : ThreadIds.thread(id);
+    }
+
+    /**
+     * The threads waiting on a condition of this lock (signalled threads no longer are): on every
+     * backend for a condition made by {@link #newCondition()} (its waiters are listed in this
+     * process); empty for a process-shared condition, whose waiters may be in other processes
+     * ({@link #getWaitQueueLength(Condition)} counts them). A best-effort estimate, as
+     * {@code ReentrantLock}'s.
+     *
+     * @param condition a condition of this lock
+     * @return the waiting threads, oldest first, a new collection
+     * @throws IllegalMonitorStateException when the current thread does not hold this lock
+     * @throws IllegalArgumentException     when the condition is not one of this lock's
+     * @throws NullPointerException         when the condition is null
+     */
+    protected Collection<Thread> getWaitingThreads(final Condition condition) {
+        return own(condition).cond().waitingThreads();
     }
 
     /**
@@ -436,7 +506,8 @@ public final class PthreadLock implements Lock, Serializable {
     }
 
     /**
-     * {@return an estimate of the threads waiting on it ({@link Cond#waiterCount()})}
+     * {@return an estimate of the threads waiting on it ({@link Cond#waiterCount()}): an upper
+     *     bound, as {@code ReentrantLock}'s, that counts a waiter from before it releases the lock}
      *
      * @param condition a condition of this lock
      * @throws IllegalMonitorStateException when the current thread does not hold this lock
@@ -444,6 +515,11 @@ public final class PthreadLock implements Lock, Serializable {
      * @throws NullPointerException         when the condition is null
      */
     public int getWaitQueueLength(final Condition condition) {
+        return own(condition).cond().waiterCount();
+    }
+
+    /** {@return one of this lock's conditions, once the caller is found to hold the lock} */
+    private PthreadCondition own(final Condition condition) {
         Objects.requireNonNull(condition, "condition");
         if (!(condition instanceof PthreadCondition c) || c.mutex() != mutex) {
             throw new IllegalArgumentException("not a condition of this lock");
@@ -451,7 +527,7 @@ public final class PthreadLock implements Lock, Serializable {
         if (!isHeldByCurrentThread()) {
             throw new IllegalMonitorStateException("the current thread does not hold " + this);
         }
-        return c.cond().waiterCount();
+        return c;
     }
 
     /**

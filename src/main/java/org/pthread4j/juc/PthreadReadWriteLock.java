@@ -13,6 +13,7 @@ import org.pthread4j.RwLockLayout;
 import org.pthread4j.futex.Timespec;
 import org.pthread4j.futex.Futex;
 import org.pthread4j.futex.Futexes;
+import org.pthread4j.futex.ParkingFutex;
 import org.pthread4j.internal.ThreadTable;
 import org.pthread4j.memory.Block;
 
@@ -25,6 +26,8 @@ import java.io.Serial;
 import java.io.Serializable;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -79,8 +82,12 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * <li>{@link #getReadLockCount()} counts read holds exactly for the threads of this process
  *     that use this lock object; a thread of another process (or of another object attached
  *     to the same block) counts one, whatever its holds.</li>
- * <li>Queues are counts ({@code _rw_waiters}): no {@code getQueuedThreads} and relatives; no
- *     {@code getOwner}.</li>
+ * <li>Queues are counts ({@code _rw_waiters}). Which threads wait is known only where they
+ *     sleep in this JVM, on the parking backend: {@link #getQueuedThreads()} and
+ *     {@link #hasQueuedThread(Thread)} (readers and writers alike: there is no
+ *     {@code getQueuedReaderThreads}/{@code getQueuedWriterThreads}); on the kernel backends
+ *     they answer an empty collection and false. {@link #getOwner()} is the writer, when a
+ *     thread of this process writes through this lock object.</li>
  * <li>Conditions of the write lock are private to this JVM even when the lock is
  *     process-shared (the write lock is not a mutex a process-shared condvar could wait with).</li>
  * <li>Interrupts, thread states and virtual threads as for {@link PthreadLock}.</li>
@@ -98,7 +105,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * <p>Memory consistency: a release of the write lock happens-before every later acquisition of
  * either lock; a release of a read lock happens-before a later acquisition of the write lock.
  */
-public final class PthreadReadWriteLock implements ReadWriteLock, Serializable {
+public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
     @Serial
     private static final long serialVersionUID = 1L;
     private static final int MAX_HOLDS = Integer.MAX_VALUE;
@@ -232,7 +239,7 @@ public final class PthreadReadWriteLock implements ReadWriteLock, Serializable {
     // Introspection, as ReentrantReadWriteLock
 
     /** {@return false: musl's rwlock prefers readers and is not fair} */
-    public boolean isFair() {
+    public final boolean isFair() {
         return false;
     }
 
@@ -268,13 +275,73 @@ public final class PthreadReadWriteLock implements ReadWriteLock, Serializable {
     }
 
     /** {@return whether threads may be waiting to acquire either lock ({@code _rw_waiters} nonzero)} */
-    public boolean hasQueuedThreads() {
+    public final boolean hasQueuedThreads() {
         return rw.waiterCount() > 0;
     }
 
     /** {@return an estimate of the threads waiting to acquire either lock ({@code _rw_waiters})} */
-    public int getQueueLength() {
+    public final int getQueueLength() {
         return rw.waiterCount();
+    }
+
+    /**
+     * Whether the given thread waits to acquire either lock, as far as this JVM can see: on the
+     * parking backend, whether it sleeps on the lock's word now (a thread still spinning, or
+     * between two sleeps, is not seen); on the kernel backends (and for a process-shared lock)
+     * false, since the kernel does not tell which threads sleep: {@link #getQueueLength()}
+     * counts them.
+     *
+     * @param thread the thread
+     * @return whether it is queued (a snapshot, for monitoring)
+     * @throws NullPointerException when the thread is null
+     */
+    public final boolean hasQueuedThread(final Thread thread) {
+        Objects.requireNonNull(thread, "thread");
+        return getQueuedThreads().contains(thread);
+    }
+
+    /**
+     * The threads waiting to acquire either lock, as far as this JVM can see: on the parking
+     * backend, the threads asleep on the lock's word (a best-effort estimate, as
+     * {@code ReentrantReadWriteLock}'s); on the kernel backends (and for a process-shared lock)
+     * an empty collection, since the kernel does not tell ({@link #getQueueLength()} counts
+     * them).
+     *
+     * @return the queued threads, a new collection
+     */
+    protected Collection<Thread> getQueuedThreads() {
+        return rw.futex() instanceof ParkingFutex p && !rw.isPshared()
+            ? p.sleepers(rw.block().segment(), rw.sleepOffset()) : List.of();
+    }
+
+    /**
+     * {@return the thread that holds the write lock through this lock object, or {@code null}
+     *     when none does (also while a thread of another process, or of another object attached
+     *     to the same block, writes): a snapshot for monitoring}
+     */
+    protected Thread getOwner() {
+        return writer;
+    }
+
+    /**
+     * The threads waiting on a condition of the write lock (signalled threads no longer are),
+     * counted as {@link #getWaitQueueLength(Condition)} counts them: a waiter is in from the
+     * moment it released the write lock.
+     *
+     * @param condition a condition of this lock's write lock
+     * @return the waiting threads, oldest first, a new collection
+     * @throws IllegalMonitorStateException when the current thread does not hold the write lock
+     * @throws IllegalArgumentException     when the condition is not one of this lock's
+     * @throws NullPointerException         when the condition is null
+     */
+    protected Collection<Thread> getWaitingThreads(final Condition condition) {
+        final WriteOwner w = ownerOf(condition);
+        w.mutex.lock();
+        try {
+            return ((PthreadCondition) condition).cond().waitingThreads();
+        } finally {
+            w.mutex.unlock();
+        }
     }
 
     /**
@@ -283,6 +350,7 @@ public final class PthreadReadWriteLock implements ReadWriteLock, Serializable {
      * @param condition a condition of this lock's write lock
      * @throws IllegalMonitorStateException when the current thread does not hold the write lock
      * @throws IllegalArgumentException     when the condition is not one of this lock's
+     * @throws NullPointerException         when the condition is null
      */
     public boolean hasWaiters(final Condition condition) {
         return getWaitQueueLength(condition) > 0;
@@ -300,6 +368,7 @@ public final class PthreadReadWriteLock implements ReadWriteLock, Serializable {
      * @param condition a condition of this lock's write lock
      * @throws IllegalMonitorStateException when the current thread does not hold the write lock
      * @throws IllegalArgumentException     when the condition is not one of this lock's
+     * @throws NullPointerException         when the condition is null
      */
     public int getWaitQueueLength(final Condition condition) {
         final WriteOwner w = ownerOf(condition);

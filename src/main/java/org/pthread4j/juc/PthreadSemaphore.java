@@ -6,6 +6,7 @@ import org.pthread4j.SemLayout;
 import org.pthread4j.futex.Timespec;
 import org.pthread4j.futex.Futex;
 import org.pthread4j.futex.Futexes;
+import org.pthread4j.futex.ParkingFutex;
 import org.pthread4j.memory.Block;
 
 import java.io.InvalidObjectException;
@@ -53,7 +54,8 @@ import java.util.concurrent.TimeUnit;
  *     semaphore), read with {@link #getWaiterCount()} and {@link #hasWaiters()}.
  *     {@link Semaphore#getQueueLength()} and {@link Semaphore#hasQueuedThreads()} are final
  *     in the JDK's class and cannot be overridden: they answer 0 and false.
- *     {@link #getQueuedThreads()} is empty.</li>
+ *     {@link #getQueuedThreads()} lists the sleeping threads on the parking backend and is
+ *     empty on the kernel backends.</li>
  * <li>Serialization: a private semaphore is serialized as {@code Semaphore} is, as its
  *     available permits (and its backend), and deserialized as a new semaphore in its own
  *     memory with those permits (a backend other than the named ones is read back as the
@@ -395,10 +397,19 @@ public class PthreadSemaphore extends Semaphore {
         return sem.waiterCount();
     }
 
-    /** {@return an empty collection: a {@code sem_t} counts its waiters but does not know them} */
+    /**
+     * The threads waiting for permits, as far as this JVM can see: on the parking backend, the
+     * threads asleep on the semaphore's word (a best-effort estimate, as {@code Semaphore}'s; a
+     * thread between two sleeps is missing); on the kernel backends (and for a process-shared
+     * or named semaphore) an empty collection, since the kernel does not tell which threads
+     * sleep ({@link #getWaiterCount()} counts them).
+     *
+     * @return the waiting threads, a new collection
+     */
     @Override
     protected Collection<Thread> getQueuedThreads() {
-        return List.of();
+        return sem.futex() instanceof ParkingFutex p && !sem.isPshared()
+            ? p.sleepers(sem.block().segment(), SemLayout.VALUE) : List.of();
     }
 
     /** {@return {@code Semaphore}'s form, {@code PthreadSemaphore@1b6d3586[Permits = 3]}} */
