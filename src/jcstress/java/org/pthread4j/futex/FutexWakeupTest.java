@@ -223,4 +223,116 @@ public class FutexWakeupTest {
             }
         }
     }
+    /**
+     * Runs a waiter's body on a virtual thread and joins it: on the kernel backends a virtual
+     * thread waits in the JVM's table, not in {@code FUTEX_WAIT}, and the waker's wake must find
+     * it there. An interrupt of the actor (the harness's, at the end) does not end the join.
+     */
+    static void onVirtualThread(final Runnable body) {
+        final Thread v = Thread.ofVirtual().start(body);
+        boolean interrupted = false;
+        for (;;) {
+            try {
+                v.join();
+                break;
+            } catch (final InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @JCStressTest(Mode.Termination)
+    @Description("Kernel backend, a virtual waiter (parked in the JVM's table): set the word, then wake.")
+    @Outcome(id = "TERMINATED", expect = ACCEPTABLE, desc = "woken")
+    @Outcome(id = "STALE", expect = FORBIDDEN, desc = "lost wakeup")
+    @State
+    public static class LinuxVirtual extends Base {
+        public LinuxVirtual() {
+            super(Futexes.linux());
+        }
+
+        @Actor
+        public void waiter() {
+            onVirtualThread(this::await);
+        }
+
+        @Signal
+        public void waker() {
+            release();
+        }
+    }
+
+    @JCStressTest(Mode.Termination)
+    @Description("Kernel backend with the private flag refused, a virtual waiter: set the word, then wake.")
+    @Outcome(id = "TERMINATED", expect = ACCEPTABLE, desc = "woken")
+    @Outcome(id = "STALE", expect = FORBIDDEN, desc = "lost wakeup")
+    @State
+    public static class LinuxNoPrivateVirtual extends Base {
+        public LinuxNoPrivateVirtual() {
+            super(Futexes.linuxNoPrivate());
+        }
+
+        @Actor
+        public void waiter() {
+            onVirtualThread(this::await);
+        }
+
+        @Signal
+        public void waker() {
+            release();
+        }
+    }
+
+    @JCStressTest(Mode.Termination)
+    @Description("Kernel backend, a virtual waiter moved by a requeue to a second word: a wake there reaches it.")
+    @Outcome(id = "TERMINATED", expect = ACCEPTABLE, desc = "woken")
+    @Outcome(id = "STALE", expect = FORBIDDEN, desc = "lost wakeup through requeue")
+    @State
+    public static class LinuxVirtualRequeue extends Base {
+        final MemorySegment target = freshWord();
+
+        public LinuxVirtualRequeue() {
+            super(Futexes.linux());
+        }
+
+        @Actor
+        public void waiter() {
+            onVirtualThread(this::await);
+        }
+
+        @Signal
+        public void waker() {
+            releaseThroughRequeue(target);
+        }
+    }
+
+    @JCStressTest(Mode.Termination)
+    @Description("Kernel backend, a shared word, a virtual waiter (parked in the JVM's table in slices):"
+        + " set the word, then wake.")
+    @Outcome(id = "TERMINATED", expect = ACCEPTABLE, desc = "woken")
+    @Outcome(id = "STALE", expect = FORBIDDEN, desc = "lost wakeup")
+    @State
+    public static class LinuxSharedVirtual extends Base {
+        public LinuxSharedVirtual() {
+            super(Futexes.linux());
+        }
+
+        @Actor
+        public void waiter() {
+            onVirtualThread(() -> {
+                while ((int) Block.INT.getVolatile(word, 0L) == 0) {
+                    futex.wait(word, 0, 0, false);
+                }
+            });
+        }
+
+        @Signal
+        public void waker() {
+            Block.INT.setVolatile(word, 0L, 1);
+            futex.wake(word, 0, 1, false);
+        }
+    }
 }

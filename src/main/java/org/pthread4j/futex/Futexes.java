@@ -14,9 +14,10 @@ import java.util.Objects;
  * backend unless the system property {@value #PROPERTY} names another ({@code parking},
  * {@code linux}, {@code linux-noprivate}). Every primitive also takes a backend explicitly.
  *
- * <p>Why parking is the private default: a parked waiter answers interrupts at once, shows as
- * {@code WAITING} in thread dumps, and never pins a virtual thread's carrier, which a native
- * {@code FUTEX_WAIT} does. Speed does not decide it. Measured with {@code ./pthread4j bench}
+ * <p>Why parking is the private default: a parked waiter answers interrupts at once and shows
+ * as {@code WAITING} in thread dumps, where a platform thread in a native {@code FUTEX_WAIT}
+ * shows {@code RUNNABLE} and answers within a 20 ms slice (virtual threads park on both: the
+ * kernel backend keeps them out of the native wait). Speed does not decide it. Measured with {@code ./pthread4j bench}
  * on the project's 2-core machine (medians, one run, both backends side by side): a wake with
  * no waiter costs 14 ns on the parking backend against 1,800 ns for the syscall; a two-thread
  * wake+wait round trip costs 9.2 us against 8.7 us (LockSupport alone: 8.5 us), since a

@@ -29,8 +29,25 @@ import java.util.concurrent.atomic.LongAdder;
  * interrupt status between them. A wake that arrives between two slices is not lost: a waker
  * changes the word first, and the next slice then returns EAGAIN at once.
  *
- * <p>A thread inside this backend's wait is in a native call: its {@link Thread#getState()} is
- * {@code RUNNABLE}, and a virtual thread pins its carrier for the length of the wait.
+ * <p>A platform thread inside this backend's wait is in a native call: its
+ * {@link Thread#getState()} is {@code RUNNABLE}.
+ *
+ * <p><b>Virtual threads</b> never enter the native wait, which would hold their carrier for
+ * its length: with more sleepers than carriers, a lock holder that yielded would never get a
+ * carrier back. A virtual thread waits instead in a parking table of this JVM, keyed by
+ * address as the kernel keys a private word ({@link ParkingFutex}'s compare-and-enqueue under a
+ * bucket lock), one table for both kernel backends: it unmounts, shows as {@code WAITING}, and
+ * answers an interrupt at once. Every {@link #wake} and {@link #requeue} serves that table
+ * first and the kernel with what is left, so a word's sleepers are found in either. The
+ * compare-and-enqueue against the waker's "change the word, then look at the table" is the
+ * parking backend's (both sides volatile), so no wake is lost. A private word is woken only
+ * through this process's backends, so that wait is exact. A shared word may be woken by another
+ * process, or through another mapping of its file, which only the kernel sees: there the virtual
+ * thread sleeps in slices ({@link #VIRTUAL_SLICE_NANOS}, doubling up to
+ * {@link #INTERRUPT_SLICE_NANOS}) and returns when a slice ends on a changed word, as a woken
+ * thread would (a waker changes the word before it wakes). Cost to platform threads: one
+ * {@code isVirtual()} test per wait and one read of a bucket's waiter count per wake or
+ * requeue.
  *
  * <p>See {@code docs/01-futex.md}: the words, the states, the races and the tests that prove them.
  */
@@ -53,6 +70,19 @@ public final class LinuxFutex implements Futex {
     public static final long MATCH_ANY = 0xFFFF_FFFFL;
     /** Longest single sleep of an interruptible wait: 20 ms. */
     public static final long INTERRUPT_SLICE_NANOS = 20_000_000L;
+    /**
+     * First sleep of a virtual thread waiting on a shared word, 50 µs; each next one is twice as
+     * long, up to {@link #INTERRUPT_SLICE_NANOS}, the longest a wake from another process takes to
+     * reach it.
+     */
+    public static final long VIRTUAL_SLICE_NANOS = 50_000L;
+
+    /**
+     * Where this process's virtual threads wait on the kernel backends: one parking table for
+     * both, keyed by address (see the class overview).
+     */
+    private static final ParkingFutex VIRTUAL =
+        new ParkingFutex(ParkingFutex.DEFAULT_BUCKETS, false, "linux-virtual");
 
     private static final ThreadLocal<MemorySegment> TIMESPEC =
         ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(16, 8));
@@ -118,9 +148,42 @@ public final class LinuxFutex implements Futex {
     @Override
     public int timedWait(final MemorySegment seg, final long off, final int val, final boolean priv, final int clock,
                          final Timespec deadline, final boolean interruptible) {
-        final int r = doWait(seg, off, val, priv, clock, deadline, interruptible);
+        final int r = Thread.currentThread().isVirtual()
+            ? virtualWait(seg, off, val, priv, clock, deadline, interruptible)
+            : doWait(seg, off, val, priv, clock, deadline, interruptible);
         FutexTrace.record(this, "wait", seg.address() + off, priv, val, 0, r);
         return r;
+    }
+
+    /**
+     * A virtual thread's wait, in the JVM's table: exact for a private word, in slices for a
+     * shared one (see the class overview).
+     */
+    private static int virtualWait(final MemorySegment seg, final long off, final int val, final boolean priv,
+                                   final int clock, final Timespec deadline, final boolean interruptible) {
+        if (priv) {
+            return VIRTUAL.untracedWait(seg, off, val, clock, deadline, interruptible);
+        }
+        if (!Timespec.isClock(clock) || (deadline != null && !deadline.isValid())) {
+            return Errno.EINVAL;
+        }
+        final long end = deadline == null ? Long.MAX_VALUE : deadline.toNanos();
+        long slice = VIRTUAL_SLICE_NANOS;
+        boolean slept = false;
+        for (;;) {
+            final long now = Timespec.nowNanos(clock);
+            if (now >= end) {
+                return Errno.ETIMEDOUT;
+            }
+            final Timespec at = Timespec.ofNanos(Timespec.nowNanos(Timespec.CLOCK_MONOTONIC) + Math.min(slice, end - now));
+            final int r = VIRTUAL.untracedWait(seg, off, val, Timespec.CLOCK_MONOTONIC, at, interruptible);
+            if (r != Errno.ETIMEDOUT) {
+                // a word that changed after a slice is what a woken thread finds
+                return r == Errno.EAGAIN && slept ? 0 : r;
+            }
+            slept = true;
+            slice = Math.min(slice << 1, INTERRUPT_SLICE_NANOS);
+        }
     }
 
     private int doWait(final MemorySegment seg, final long off, final int val, final boolean priv, final int clock,
@@ -177,16 +240,25 @@ public final class LinuxFutex implements Futex {
 
     @Override
     public int wake(final MemorySegment seg, final long off, final int n, final boolean priv) {
-        final int r = n == 0 ? 0 // the kernel's FUTEX_WAKE would wake one for a count of 0
-            : (int) op(priv, seg.address() + off, FUTEX_WAKE, n < 0 ? Integer.MAX_VALUE : n, 0, 0, 0);
+        final int r = n == 0 ? 0 : doWake(seg, off, n, priv); // the kernel's FUTEX_WAKE would wake one for 0
         FutexTrace.record(this, "wake", seg.address() + off, priv, n, 0, r);
         return r;
+    }
+
+    /** Wakes virtual sleepers first, then (unless they were enough) the kernel's. */
+    private int doWake(final MemorySegment seg, final long off, final int n, final boolean priv) {
+        final int v = VIRTUAL.untracedWake(seg, off, n);
+        if (n > 0 && v >= n) {
+            return v;
+        }
+        final int k = (int) op(priv, seg.address() + off, FUTEX_WAKE, n < 0 ? Integer.MAX_VALUE : n - v, 0, 0, 0);
+        return k < 0 ? (v > 0 ? v : k) : v + k;
     }
 
     @Override
     public int requeue(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
                        final MemorySegment seg2, final long off2, final boolean priv) {
-        final int r = (int) op(priv, seg.address() + off, FUTEX_REQUEUE, nWake, nRequeue, seg2.address() + off2, 0);
+        final int r = move(seg, off, nWake, nRequeue, seg2, off2, false, 0, priv);
         FutexTrace.record(this, "requeue", seg.address() + off, priv, ((long) nWake << 32) | nRequeue,
             seg2.address() + off2, r);
         return r;
@@ -195,10 +267,33 @@ public final class LinuxFutex implements Futex {
     @Override
     public int cmpRequeue(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
                           final MemorySegment seg2, final long off2, final int val, final boolean priv) {
-        final int r = (int) op(priv, seg.address() + off, FUTEX_CMP_REQUEUE, nWake, nRequeue, seg2.address() + off2,
-            val & 0xFFFF_FFFFL);
+        final int r = move(seg, off, nWake, nRequeue, seg2, off2, true, val, priv);
         FutexTrace.record(this, "cmp_requeue", seg.address() + off, priv, val, seg2.address() + off2, r);
         return r;
+    }
+
+    /**
+     * Requeues the virtual sleepers first (waking before moving, as the kernel does), then asks
+     * the kernel for the rest. With {@code compare}, each part checks the word itself: the
+     * virtual part under its bucket lock, the kernel's in the call.
+     */
+    private int move(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
+                     final MemorySegment seg2, final long off2, final boolean compare, final int val,
+                     final boolean priv) {
+        final int v = VIRTUAL.untracedMove(seg, off, nWake, nRequeue, seg2, off2, compare, val);
+        if (v < 0) {
+            return v;
+        }
+        final int woken = Math.min(v, nWake);
+        final int moved = v - woken;
+        if (v > 0 && woken == nWake && moved == nRequeue) {
+            return v;
+        }
+        final long k = compare
+            ? op(priv, seg.address() + off, FUTEX_CMP_REQUEUE, nWake - woken, nRequeue - moved, seg2.address() + off2,
+                val & 0xFFFF_FFFFL)
+            : op(priv, seg.address() + off, FUTEX_REQUEUE, nWake - woken, nRequeue - moved, seg2.address() + off2, 0);
+        return k < 0 ? (v > 0 ? v : (int) k) : v + (int) k;
     }
 
     @Override

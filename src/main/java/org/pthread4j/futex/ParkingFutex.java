@@ -162,6 +162,29 @@ public final class ParkingFutex implements Futex {
     }
 
     /**
+     * {@link #timedWait} for {@link LinuxFutex}'s virtual threads: every word counts as private
+     * here (this table is the JVM's own), and the kernel backend records the trace.
+     */
+    int untracedWait(final MemorySegment seg, final long off, final int val, final int clock, final Timespec deadline,
+                     final boolean interruptible) {
+        return sleep(seg, off, val, val, WAIT, true, clock, deadline, interruptible, null, 0);
+    }
+
+    /** {@link #wake} for {@link LinuxFutex}: any word, no trace; {@code n} is nonzero. */
+    int untracedWake(final MemorySegment seg, final long off, final int n) {
+        return doWake(seg, off, n, true);
+    }
+
+    /**
+     * {@link #cmpRequeue} (or {@link #requeue} when not {@code compare}) for
+     * {@link LinuxFutex}: any word, no trace. Wakes first, then moves.
+     */
+    int untracedMove(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
+                     final MemorySegment seg2, final long off2, final boolean compare, final int val) {
+        return move(seg, off, nWake, nRequeue, seg2, off2, compare, val, true);
+    }
+
+    /**
      * {@link #sleep} modes: compare; compare-and-set {@code val} to {@code val2}; set bit
      * {@code val} while the word is at least {@code val2}; the same, or join the sleepers already
      * queued on the word.

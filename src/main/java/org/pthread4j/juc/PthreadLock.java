@@ -75,11 +75,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * <li>The maximum hold count is {@code Integer.MAX_VALUE} (musl's count overflow check), past
  *     which {@code lock} throws {@link Error}, as {@code ReentrantLock} does.</li>
  * <li>Interrupts are answered within the backend's wait slice: at once on the parking
- *     backend, within 20 ms on the kernel backends.</li>
+ *     backend and by virtual threads, within 20 ms by platform threads on the kernel
+ *     backends.</li>
  * <li>Blocked threads show as {@code WAITING}/{@code TIMED_WAITING} on the parking backend
- *     (the default for private locks) and unmount when virtual; on the kernel backends (and
- *     for every process-shared or robust lock) a blocked thread is in a native call: it shows
- *     as {@code RUNNABLE}, and a virtual thread pins its carrier while it sleeps.</li>
+ *     (the default for private locks); on the kernel backends (and for every process-shared or
+ *     robust lock) a blocked platform thread is in a native call and shows as
+ *     {@code RUNNABLE}. A blocked virtual thread is parked, and unmounts, on every backend
+ *     ({@link org.pthread4j.futex.LinuxFutex} keeps it out of the native wait).</li>
  * </ul>
  *
  * <h2>Serialization</h2>

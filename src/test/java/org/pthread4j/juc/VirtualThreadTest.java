@@ -2,7 +2,10 @@ package org.pthread4j.juc;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.pthread4j.futex.Futexes;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.pthread4j.RwLockAttr;
+import org.pthread4j.futex.Futex;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -10,23 +13,25 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.pthread4j.juc.JucTestSupport.LIVENESS;
 
 /**
- * 10,000 virtual threads on one private lock and on a condition handoff complete, and never pin
- * their carriers: the JDK's {@code jdk.VirtualThreadPinned} event (recorded with a threshold of
- * zero) never fires.
+ * 10,000 virtual threads on one private lock and on a condition handoff complete, on every
+ * private backend, and never pin their carriers: the JDK's {@code jdk.VirtualThreadPinned} event
+ * (recorded with a threshold of zero) never fires.
  *
- * <p>These run on the parking backend, the default for private locks: it is the backend whose
- * waits unmount a virtual thread. The kernel backends wait inside a native call, which holds the
- * carrier (JFR does not report that as pinning: the thread never tries to unmount); with more
- * sleepers than carriers a handoff there could stall, which is documented, not tested.
+ * <p>On the kernel backends a virtual thread must not wait inside the native {@code FUTEX_WAIT}:
+ * that holds its carrier (JFR does not report it as pinning, the thread never tries to unmount),
+ * and with more sleepers than carriers a holder that yielded inside the lock never got a carrier
+ * back. {@link org.pthread4j.futex.LinuxFutex} parks virtual threads in the JVM instead.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class VirtualThreadTest {
@@ -111,9 +116,10 @@ class VirtualThreadTest {
         assertTrue(v.join(LIVENESS));
     }
 
-    @Test
-    void tenThousandVirtualThreadsContendOnOneLockWithoutPinning() throws Exception {
-        final PthreadLock lock = new PthreadLock(JucTestSupport.recursive(Futexes.parking()));
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.pthread4j.testing.Backends#privateBackends")
+    void tenThousandVirtualThreadsContendOnOneLockWithoutPinning(final Futex f) throws Exception {
+        final PthreadLock lock = new PthreadLock(JucTestSupport.recursive(f));
         warmUp(lock, lock.newCondition());
         final int rounds = 10;
         final long[] counter = new long[1];
@@ -151,9 +157,10 @@ class VirtualThreadTest {
         assertEquals(List.of(), pinned, "virtual threads pinned their carriers");
     }
 
-    @Test
-    void tenThousandVirtualThreadsHandOffThroughConditionsWithoutPinning() throws Exception {
-        final PthreadLock lock = new PthreadLock(JucTestSupport.recursive(Futexes.parking()));
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.pthread4j.testing.Backends#privateBackends")
+    void tenThousandVirtualThreadsHandOffThroughConditionsWithoutPinning(final Futex f) throws Exception {
+        final PthreadLock lock = new PthreadLock(JucTestSupport.recursive(f));
         final PthreadCondition notEmpty = lock.newCondition();
         final PthreadCondition notFull = lock.newCondition();
         warmUp(lock, notEmpty);
@@ -198,6 +205,54 @@ class VirtualThreadTest {
         assertEquals((long) (THREADS / 2) * (THREADS / 2 + 1) / 2, sum[0]);
         assertFalse(full[0]);
         assertEquals(List.of(), pinned, "virtual threads pinned their carriers");
+    }
+
+    /**
+     * A virtual thread blocked in a lock, a read-write lock, a condition or a semaphore shows as
+     * {@code WAITING} on every backend (it is parked, not in a native call) and answers an
+     * interrupt with {@link InterruptedException}.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.pthread4j.testing.Backends#privateBackends")
+    void aBlockedVirtualThreadIsParkedAndAnswersInterrupts(final Futex f) throws Exception {
+        final PthreadLock lock = new PthreadLock(JucTestSupport.recursive(f));
+        final PthreadCondition cond = lock.newCondition();
+        final PthreadReadWriteLock rw = new PthreadReadWriteLock(RwLockAttr.privateOn(f));
+        final PthreadSemaphore sem = new PthreadSemaphore(0, f);
+        lock.lock();
+        rw.writeLock().lock();
+        try {
+            blockedVirtualThreadAnswersAnInterrupt(lock::lockInterruptibly);
+            blockedVirtualThreadAnswersAnInterrupt(() -> rw.readLock().lockInterruptibly());
+            blockedVirtualThreadAnswersAnInterrupt(sem::acquire);
+        } finally {
+            rw.writeLock().unlock();
+            lock.unlock();
+        }
+        blockedVirtualThreadAnswersAnInterrupt(() -> {
+            lock.lock();
+            try {
+                cond.await();
+            } finally {
+                lock.unlock();
+            }
+        });
+        assertFalse(lock.isLocked());
+    }
+
+    private static void blockedVirtualThreadAnswersAnInterrupt(final ThrowingRunnable blocking) throws Exception {
+        final AtomicReference<Throwable> outcome = new AtomicReference<>();
+        final Thread v = Thread.ofVirtual().start(() -> {
+            try {
+                blocking.run();
+            } catch (final Throwable t) {
+                outcome.set(t);
+            }
+        });
+        JucTestSupport.assertShows(v, Thread.State.WAITING);
+        v.interrupt();
+        assertTrue(v.join(LIVENESS), "the interrupted virtual thread ended");
+        assertInstanceOf(InterruptedException.class, outcome.get());
     }
 
     /** The check can fail: a virtual thread parking inside a class initializer is pinned, and seen. */
