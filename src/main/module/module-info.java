@@ -14,6 +14,7 @@
  */
 module org.pthread4j {
     requires transitive org.agrona;
+    requires jdk.jfr;
 
     exports org.pthread4j;
     exports org.pthread4j.memory;

@@ -438,15 +438,29 @@ public final class Mutex {
 
     /** {@link #lock()}, with the spin ending after {@code relocks} relocks (0: at the first free word). */
     private int lock(final int relocks) {
-        if (!tracked) {
-            if ((int) INT.compareAndExchange(seg, LOCK, 0, EBUSY) == 0) {
-                return 0;
-            }
-        } else if (!linked && (int) INT.compareAndExchange(seg, LOCK, 0, self().tid) == 0) {
-            // The first step of musl's trylock_owner when the word is 0: a plain CAS to tid.
+        if (tryLockFree() == 0) {
             return 0;
         }
         return lockSlow(Timespec.CLOCK_REALTIME, null, false, false, relocks);
+    }
+
+    /**
+     * The first step of {@link #lock()} alone: one CAS that takes a free word, and nothing else
+     * (not a relock by the owner, not a mutex on the kernel robust list, whose acquisition links
+     * the list: both answer EBUSY with nothing done). For a caller that does something of its own
+     * before the rest of a lock: the {@code java.util.concurrent} adapter tries this, then
+     * {@link #tryLock()}, and times only the {@link #lock()} that follows when both failed.
+     *
+     * <p>Memory effects: a result of 0 has the effects of acquiring the lock.
+     *
+     * @return 0 (acquired) or EBUSY (nothing done)
+     */
+    public int tryLockFree() {
+        if (!tracked) {
+            return (int) INT.compareAndExchange(seg, LOCK, 0, EBUSY) == 0 ? 0 : EBUSY;
+        }
+        // The first step of musl's trylock_owner when the word is 0: a plain CAS to tid.
+        return !linked && (int) INT.compareAndExchange(seg, LOCK, 0, self().tid) == 0 ? 0 : EBUSY;
     }
 
     /**

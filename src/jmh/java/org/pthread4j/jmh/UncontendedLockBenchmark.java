@@ -12,6 +12,9 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.pthread4j.juc.PthreadLock;
+import org.pthread4j.juc.PthreadReadWriteLock;
+import org.pthread4j.juc.PthreadSemaphore;
 import org.pthread4j.memory.Block;
 import org.pthread4j.memory.Memory;
 
@@ -20,7 +23,9 @@ import java.lang.invoke.VarHandle;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * The uncontended lock path of a futex word, as musl's normal mutex does it: lock is a CAS
@@ -31,6 +36,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link AtomicInteger}; {@link ReentrantLock} for scale. This answers whether a segment
  * VarHandle costs more than UnsafeBuffer on the uncontended path (a prototype had measured
  * UnsafeBuffer's CAS about 15% faster).
+ *
+ * <p>The {@code java.util.concurrent} adapters' uncontended calls, each next to the JDK class
+ * it replaces: their JFR events ({@code org.pthread4j.ContendedAcquire}) are made only after a
+ * failed try, so these paths must cost the same with the events disabled, enabled
+ * ({@code -jvmArgsAppend -XX:StartFlightRecording}), or absent (a build without them).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -47,6 +57,11 @@ public class UncontendedLockBenchmark {
     private UnsafeBuffer buffer;
     private final AtomicInteger atomic = new AtomicInteger();
     private final ReentrantLock lock = new ReentrantLock();
+    private final PthreadLock pthreadLock = new PthreadLock();
+    private final ReentrantReadWriteLock readWriteLock = new ReentrantReadWriteLock();
+    private final PthreadReadWriteLock pthreadReadWriteLock = new PthreadReadWriteLock();
+    private final Semaphore semaphore = new Semaphore(1);
+    private final PthreadSemaphore pthreadSemaphore = new PthreadSemaphore(1);
 
     /** Allocates one word, seen through each API. */
     @Setup
@@ -123,5 +138,84 @@ public class UncontendedLockBenchmark {
     public void reentrantLock() {
         lock.lock();
         lock.unlock();
+    }
+
+    /** The Lock adapter's uncontended lock and unlock. */
+    @Benchmark
+    public void pthreadLock() {
+        pthreadLock.lock();
+        pthreadLock.unlock();
+    }
+
+    /**
+     * j.u.c's uncontended lockInterruptibly and unlock.
+     *
+     * @throws InterruptedException never (nobody interrupts)
+     */
+    @Benchmark
+    public void reentrantLockInterruptibly() throws InterruptedException {
+        lock.lockInterruptibly();
+        lock.unlock();
+    }
+
+    /**
+     * The Lock adapter's uncontended lockInterruptibly and unlock.
+     *
+     * @throws InterruptedException never (nobody interrupts)
+     */
+    @Benchmark
+    public void pthreadLockInterruptibly() throws InterruptedException {
+        pthreadLock.lockInterruptibly();
+        pthreadLock.unlock();
+    }
+
+    /** j.u.c's uncontended read lock and unlock. */
+    @Benchmark
+    public void reentrantReadLock() {
+        readWriteLock.readLock().lock();
+        readWriteLock.readLock().unlock();
+    }
+
+    /** The read-write adapter's uncontended read lock and unlock. */
+    @Benchmark
+    public void pthreadReadLock() {
+        pthreadReadWriteLock.readLock().lock();
+        pthreadReadWriteLock.readLock().unlock();
+    }
+
+    /** j.u.c's uncontended write lock and unlock. */
+    @Benchmark
+    public void reentrantWriteLock() {
+        readWriteLock.writeLock().lock();
+        readWriteLock.writeLock().unlock();
+    }
+
+    /** The read-write adapter's uncontended write lock and unlock. */
+    @Benchmark
+    public void pthreadWriteLock() {
+        pthreadReadWriteLock.writeLock().lock();
+        pthreadReadWriteLock.writeLock().unlock();
+    }
+
+    /**
+     * j.u.c's uncontended acquire and release.
+     *
+     * @throws InterruptedException never (nobody interrupts)
+     */
+    @Benchmark
+    public void semaphore() throws InterruptedException {
+        semaphore.acquire();
+        semaphore.release();
+    }
+
+    /**
+     * The semaphore adapter's uncontended acquire and release.
+     *
+     * @throws InterruptedException never (nobody interrupts)
+     */
+    @Benchmark
+    public void pthreadSemaphore() throws InterruptedException {
+        pthreadSemaphore.acquire();
+        pthreadSemaphore.release();
     }
 }

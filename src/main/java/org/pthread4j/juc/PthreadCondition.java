@@ -47,6 +47,10 @@ import java.util.concurrent.locks.Condition;
  * the {@link Condition} contract ("the waiting time detectably elapsed") and POSIX allow; a
  * loop that checks its predicate before giving up sees the signalled state.
  *
+ * <p>Monitoring: a wait is recorded as a JFR event, {@code org.pthread4j.ConditionWait}
+ * (threshold 20 ms, as the JDK's {@code jdk.JavaMonitorWait}): the lock's name, the condvar's
+ * address, the backend, whether it timed out.
+ *
  * <p>Memory consistency: as with any lock, actions of a thread before it signals while holding
  * the lock happen-before the signalled thread's return from the wait, which takes the lock
  * again.
@@ -95,6 +99,9 @@ public final class PthreadCondition implements Condition {
 
         /** {@return the lock, for messages} */
         abstract String describe();
+
+        /** {@return the lock object, for the JFR event's name} */
+        abstract Object lock();
     }
 
     /** {@return the condvar under this condition} */
@@ -267,7 +274,9 @@ public final class PthreadCondition implements Condition {
     private int waitUntil(final Timespec at, final boolean interruptible) {
         checkHeld();
         final int saved = owner.release();
+        final ConditionWaitEvent event = ConditionWaitEvent.start();
         final int r = cond.timedAwait(mutex, at, interruptible);
+        event.done(owner.lock(), cond, r);
         owner.reacquire(saved, r);
         if (r != 0 && r != Errno.ETIMEDOUT && r != Errno.EINTR) {
             throw new IllegalStateException("unexpected result " + Errno.name(r) + " from " + cond);

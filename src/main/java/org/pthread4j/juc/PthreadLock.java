@@ -84,6 +84,18 @@ import java.util.concurrent.locks.ReentrantLock;
  *     ({@link org.pthread4j.futex.LinuxFutex} keeps it out of the native wait).</li>
  * </ul>
  *
+ * <h2>Monitoring</h2>
+ *
+ * <p>A {@code lock}, {@code lockInterruptibly} or timed {@code tryLock} that does not succeed at
+ * once is recorded as a JFR event, {@code org.pthread4j.ContendedAcquire}, as the JVM records
+ * {@code jdk.JavaMonitorEnter} for {@code synchronized} (threshold 20 ms; enable it with its
+ * name in a recording's settings): the wait's duration and stack, the lock's name and address,
+ * the owner when the wait began (as a thread of this process, and as the owner id the mutex
+ * word holds), the backend, and whether the lock was acquired. A condition's wait is
+ * {@code org.pthread4j.ConditionWait}. An event is made only after the mutex's own attempts
+ * failed ({@link Mutex#tryLockFree()}, then {@link Mutex#tryLock()}), around the call that spins
+ * and sleeps: the uncontended path never touches it, whether a recording enables it or not.
+ *
  * <h2>Serialization</h2>
  *
  * <p>A private lock is serialized as {@code ReentrantLock} is: as its kind (RECURSIVE or
@@ -108,6 +120,9 @@ public class PthreadLock implements Lock, Serializable {
 
     /** The attributes of {@link #PthreadLock()}: RECURSIVE, private, default backend. */
     public static final MutexAttr RECURSIVE = MutexAttr.builder().type(MutexAttr.RECURSIVE).build();
+
+    /** The primitive's name in JFR events. */
+    private static final String PRIMITIVE = "PthreadLock";
 
     private final transient Mutex mutex;
 
@@ -224,10 +239,31 @@ public class PthreadLock implements Lock, Serializable {
      */
     @Override
     public void lock() {
-        final int r = mutex.lock();
-        if (r != 0) {
-            acquired(r);
+        if (mutex.tryLockFree() != 0) {
+            final int r = lockAfterFreeTry(false);
+            if (r != 0) {
+                acquired(r);
+            }
         }
+    }
+
+    /**
+     * The rest of {@link #lock()} and {@link #lockInterruptibly()} after the free-word CAS
+     * failed: a full try (a relock by the owner, a robust lock), then the blocking part, timed by
+     * a {@link ContendedAcquireEvent}.
+     *
+     * @return the mutex's result
+     */
+    private int lockAfterFreeTry(final boolean interruptible) {
+        final int tried = mutex.tryLock();
+        if (tried != Errno.EBUSY) {
+            return tried;
+        }
+        final ContendedAcquireEvent event = ContendedAcquireEvent.begin(mutex.ownerId(), null);
+        // lock()'s slow path, without the free-word CAS that already failed
+        final int r = mutex.timedLock(Timespec.CLOCK_REALTIME, null, interruptible);
+        event.done(PRIMITIVE, this, mutex.block(), mutex.futex(), r == 0 || r == Errno.EOWNERDEAD);
+        return r;
     }
 
     /**
@@ -243,10 +279,12 @@ public class PthreadLock implements Lock, Serializable {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        final int r = mutex.lockInterruptibly();
-        if (r != 0) {
-            interrupted(r);
-            acquired(r);
+        if (mutex.tryLockFree() != 0) {
+            final int r = lockAfterFreeTry(true);
+            if (r != 0) {
+                interrupted(r);
+                acquired(r);
+            }
         }
     }
 
@@ -285,8 +323,10 @@ public class PthreadLock implements Lock, Serializable {
         }
         int r = mutex.tryLock();
         if (r == Errno.EBUSY && nanos > 0) {
+            final ContendedAcquireEvent event = ContendedAcquireEvent.begin(mutex.ownerId(), null);
             r = mutex.timedLock(Timespec.CLOCK_MONOTONIC, Timespec.after(Timespec.CLOCK_MONOTONIC, nanos,
                 TimeUnit.NANOSECONDS), true);
+            event.done(PRIMITIVE, this, mutex.block(), mutex.futex(), r == 0 || r == Errno.EOWNERDEAD);
             interrupted(r);
         }
         return r == 0 || acquired(r);
@@ -675,6 +715,11 @@ public class PthreadLock implements Lock, Serializable {
         @Override
         String describe() {
             return PthreadLock.this.toString();
+        }
+
+        @Override
+        Object lock() {
+            return PthreadLock.this;
         }
     }
 }

@@ -93,6 +93,13 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * <li>Interrupts, thread states and virtual threads as for {@link PthreadLock}.</li>
  * </ul>
  *
+ * <h2>Monitoring</h2>
+ *
+ * <p>An acquisition of either lock that does not succeed at once is recorded as a JFR event,
+ * {@code org.pthread4j.ContendedAcquire} (see {@link PthreadLock}); its owner is the writer when
+ * a thread of this process writes through this lock object. A condition's wait is
+ * {@code org.pthread4j.ConditionWait}.
+ *
  * <h2>Serialization</h2>
  *
  * <p>As {@code ReentrantReadWriteLock}: a private lock (and each of its two locks) is serialized
@@ -109,6 +116,10 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
     @Serial
     private static final long serialVersionUID = 1L;
     private static final int MAX_HOLDS = Integer.MAX_VALUE;
+    /** The read lock's name in JFR events. */
+    private static final String READ = "PthreadReadWriteLock.ReadLock";
+    /** The write lock's name in JFR events. */
+    private static final String WRITE = "PthreadReadWriteLock.WriteLock";
 
     private final transient RwLock rw;
     private final transient ReadLock readLock = new ReadLock(this);
@@ -546,6 +557,16 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
         }
     }
 
+    /** {@return the JFR event of a blocking acquisition, timing begun; the owner is the writer, if any} */
+    private ContendedAcquireEvent contention() {
+        return ContendedAcquireEvent.begin(0, writer);
+    }
+
+    /** Ends and commits (when enabled, over the threshold) the event of a blocking acquisition. */
+    private void contended(final ContendedAcquireEvent event, final String primitive, final int r) {
+        event.done(primitive, this, rw.block(), rw.futex(), r == 0);
+    }
+
     private static Timespec deadline(final long nanos) {
         return Timespec.after(Timespec.CLOCK_MONOTONIC, nanos, TimeUnit.NANOSECONDS);
     }
@@ -631,7 +652,13 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
         public void lock() {
             final Holds h = lock.holds();
             if (!lock.reenterRead(h)) {
-                readResult(lock.rw.rdLock());
+                int r = lock.rw.tryRdLock();
+                if (r == Errno.EBUSY) {
+                    final ContendedAcquireEvent event = lock.contention();
+                    r = lock.rw.rdLock();
+                    lock.contended(event, READ, r);
+                }
+                readResult(r);
                 h.count = 1;
             }
         }
@@ -648,7 +675,12 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
             }
             final Holds h = lock.holds();
             if (!lock.reenterRead(h)) {
-                final int r = lock.rw.timedRdLock(Timespec.CLOCK_MONOTONIC, null, true);
+                int r = lock.rw.tryRdLock();
+                if (r == Errno.EBUSY) {
+                    final ContendedAcquireEvent event = lock.contention();
+                    r = lock.rw.timedRdLock(Timespec.CLOCK_MONOTONIC, null, true);
+                    lock.contended(event, READ, r);
+                }
                 interrupted(r);
                 readResult(r);
                 h.count = 1;
@@ -695,7 +727,9 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
             }
             int r = lock.rw.tryRdLock();
             if (r == Errno.EBUSY && nanos > 0) {
+                final ContendedAcquireEvent event = lock.contention();
                 r = lock.rw.timedRdLock(Timespec.CLOCK_MONOTONIC, deadline(nanos), true);
+                lock.contended(event, READ, r);
                 interrupted(r);
             }
             if (readResult(r)) {
@@ -770,7 +804,9 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
                     return;
                 }
                 lock.refuseUpgrade();
+                final ContendedAcquireEvent event = lock.contention();
                 final int r = lock.rw.wrLock();
+                lock.contended(event, WRITE, r);
                 if (r != 0) {
                     throw new IllegalStateException("unexpected result " + Errno.name(r) + " from " + lock.rw);
                 }
@@ -795,7 +831,9 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
                     return;
                 }
                 lock.refuseUpgrade();
+                final ContendedAcquireEvent event = lock.contention();
                 final int r = lock.rw.timedWrLock(Timespec.CLOCK_MONOTONIC, null, true);
+                lock.contended(event, WRITE, r);
                 interrupted(r);
                 if (r != 0) {
                     throw new IllegalStateException("unexpected result " + Errno.name(r) + " from " + lock.rw);
@@ -846,7 +884,9 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
                 return false;
             }
             if (r == Errno.EBUSY && nanos > 0) {
+                final ContendedAcquireEvent event = lock.contention();
                 r = lock.rw.timedWrLock(Timespec.CLOCK_MONOTONIC, deadline(nanos), true);
+                lock.contended(event, WRITE, r);
                 interrupted(r);
             }
             if (r == 0) {

@@ -66,6 +66,9 @@ import java.util.concurrent.TimeUnit;
  * <li>Interrupts, thread states and virtual threads as for {@link PthreadLock}.</li>
  * </ul>
  *
+ * <p>Monitoring: an acquisition that does not succeed at once is recorded as a JFR event,
+ * {@code org.pthread4j.ContendedAcquire} (see {@link PthreadLock}).
+ *
  * <p>Memory consistency: actions in a thread before a {@code release} happen-before the actions
  * after a successful acquire that takes the permits it released, in this process or, through
  * shared memory, in another.
@@ -184,12 +187,7 @@ public class PthreadSemaphore extends Semaphore {
      */
     @Override
     public void acquire() throws InterruptedException {
-        if (Thread.interrupted()) {
-            throw new InterruptedException();
-        }
-        final int r = sem.timedAwait(Timespec.CLOCK_MONOTONIC, null, true);
-        interrupted(r);
-        waited(r);
+        acquire(1);
     }
 
     /**
@@ -206,17 +204,28 @@ public class PthreadSemaphore extends Semaphore {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        if (permits > 0) {
-            final int r = sem.timedAwait(permits, Timespec.CLOCK_MONOTONIC, null, true);
+        if (permits > 0 && sem.tryAwait(permits) != 0) {
+            final int r = contended(permits, null, true);
             interrupted(r);
             waited(r);
         }
     }
 
+    /**
+     * The blocking part of an acquisition, after a failed try, timed by a
+     * {@link ContendedAcquireEvent}.
+     */
+    private int contended(final int permits, final Timespec at, final boolean interruptible) {
+        final ContendedAcquireEvent event = ContendedAcquireEvent.begin(0, null);
+        final int r = sem.timedAwait(permits, Timespec.CLOCK_MONOTONIC, at, interruptible);
+        event.done("PthreadSemaphore", this, sem.block(), sem.futex(), r == 0);
+        return r;
+    }
+
     /** Takes a permit, waiting as long as needed; an interrupt is left set ({@code sem_wait}). */
     @Override
     public void acquireUninterruptibly() {
-        waited(sem.await());
+        acquireUninterruptibly(1);
     }
 
     /**
@@ -228,8 +237,8 @@ public class PthreadSemaphore extends Semaphore {
     @Override
     public void acquireUninterruptibly(final int permits) {
         checkArgument(permits);
-        if (permits > 0) {
-            waited(sem.timedAwait(permits, Timespec.CLOCK_MONOTONIC, null, false));
+        if (permits > 0 && sem.tryAwait(permits) != 0) {
+            waited(contended(permits, null, false));
         }
     }
 
@@ -294,8 +303,7 @@ public class PthreadSemaphore extends Semaphore {
         if (nanos <= 0) {
             return false;
         }
-        final int r = sem.timedAwait(permits, Timespec.CLOCK_MONOTONIC,
-            Timespec.after(Timespec.CLOCK_MONOTONIC, nanos, TimeUnit.NANOSECONDS), true);
+        final int r = contended(permits, Timespec.after(Timespec.CLOCK_MONOTONIC, nanos, TimeUnit.NANOSECONDS), true);
         if (r == Errno.ETIMEDOUT) {
             return false;
         }

@@ -59,6 +59,39 @@ final class JucTestSupport {
         assertEquals(state, thread.getState(), thread.getName());
     }
 
+    /** Holds a lock (read or write) on another thread until released. */
+    static final class Holder implements AutoCloseable {
+        private final CountDownLatch release = new CountDownLatch(1);
+        private final Call<Void> call;
+
+        Holder(final Lock lock) throws Exception {
+            final CountDownLatch held = new CountDownLatch(1);
+            call = Call.start("holder", () -> {
+                lock.lock();
+                held.countDown();
+                release.await();
+                lock.unlock();
+                return null;
+            });
+            assertTrue(held.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS));
+        }
+
+        /** @return the holding thread */
+        Thread thread() {
+            return call.thread;
+        }
+
+        void release() throws Exception {
+            release.countDown();
+            call.assertResult(null);
+        }
+
+        @Override
+        public void close() {
+            release.countDown();
+        }
+    }
+
     /**
      * Rounds of: a waiter takes {@code lock} and awaits {@code cond}; this thread, blocked in
      * {@code lock()} meanwhile, gets the lock only once the waiter released it inside the await,

@@ -57,34 +57,6 @@ class PthreadReadWriteLockTest {
         }
     }
 
-    /** Holds a lock (read or write) on another thread until released. */
-    static final class Holder implements AutoCloseable {
-        private final CountDownLatch release = new CountDownLatch(1);
-        private final JucTestSupport.Call<Void> call;
-
-        Holder(final Lock lock) throws Exception {
-            final CountDownLatch held = new CountDownLatch(1);
-            call = JucTestSupport.Call.start("holder", () -> {
-                lock.lock();
-                held.countDown();
-                release.await();
-                lock.unlock();
-                return null;
-            });
-            assertTrue(held.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS));
-        }
-
-        void release() throws Exception {
-            release.countDown();
-            call.assertResult(null);
-        }
-
-        @Override
-        public void close() {
-            release.countDown();
-        }
-    }
-
     // ------------------------------------------------------------------------------------------
     // reentrancy and counts
 
@@ -97,7 +69,7 @@ class PthreadReadWriteLockTest {
             assertTrue(fx.read.tryLock());
             assertEquals(3, fx.rw.getReadHoldCount());
             assertEquals(3, fx.rw.getReadLockCount(), "holds, as ReentrantReadWriteLock counts them");
-            try (Holder h = new Holder(fx.read)) {
+            try (JucTestSupport.Holder h = new JucTestSupport.Holder(fx.read)) {
                 assertEquals(4, fx.rw.getReadLockCount());
                 assertEquals(3, fx.rw.getReadHoldCount());
                 h.release();
@@ -140,13 +112,13 @@ class PthreadReadWriteLockTest {
     @MethodSource("org.pthread4j.testing.Backends#privateBackends")
     void unlockByAThreadThatHoldsNothingThrowsAndChangesNothing(final Futex f) throws Exception {
         try (Fixture fx = new Fixture(f)) {
-            try (Holder h = new Holder(fx.write)) {
+            try (JucTestSupport.Holder h = new JucTestSupport.Holder(fx.write)) {
                 assertThrows(IllegalMonitorStateException.class, fx.write::unlock);
                 assertThrows(IllegalMonitorStateException.class, fx.read::unlock);
                 assertTrue(fx.rw.isWriteLocked());
                 h.release();
             }
-            try (Holder h = new Holder(fx.read)) {
+            try (JucTestSupport.Holder h = new JucTestSupport.Holder(fx.read)) {
                 assertThrows(IllegalMonitorStateException.class, fx.read::unlock);
                 assertThrows(IllegalMonitorStateException.class, fx.write::unlock);
                 assertEquals(1, fx.rw.getReadLockCount());
@@ -162,7 +134,7 @@ class PthreadReadWriteLockTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.pthread4j.testing.Backends#privateBackends")
     void readersKeepTheWriterOutUntilTheLastLeaves(final Futex f) throws Exception {
-        try (Fixture fx = new Fixture(f); Holder h = new Holder(fx.read)) {
+        try (Fixture fx = new Fixture(f); JucTestSupport.Holder h = new JucTestSupport.Holder(fx.read)) {
             fx.read.lock();
             assertFalse(JucTestSupport.Call.start("try", fx.write::tryLock).get());
             final long t0 = System.nanoTime();
@@ -186,7 +158,7 @@ class PthreadReadWriteLockTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.pthread4j.testing.Backends#privateBackends")
     void aWriterKeepsReadersOutAndTimedReadsTimeOut(final Futex f) throws Exception {
-        try (Fixture fx = new Fixture(f); Holder h = new Holder(fx.write)) {
+        try (Fixture fx = new Fixture(f); JucTestSupport.Holder h = new JucTestSupport.Holder(fx.write)) {
             assertFalse(fx.read.tryLock());
             assertEquals(0, fx.rw.getReadHoldCount());
             final long t0 = System.nanoTime();
@@ -344,7 +316,7 @@ class PthreadReadWriteLockTest {
     @MethodSource("org.pthread4j.testing.Backends#privateBackends")
     void waitingWritersAndReadersAnswerInterruptsAndLeaveTheStateIntact(final Futex f) throws Exception {
         try (Fixture fx = new Fixture(f)) {
-            try (Holder h = new Holder(fx.read)) {
+            try (JucTestSupport.Holder h = new JucTestSupport.Holder(fx.read)) {
                 fx.blocked("writer", () -> {
                     fx.write.lockInterruptibly();
                     return null;
@@ -355,7 +327,7 @@ class PthreadReadWriteLockTest {
                 assertEquals(0, fx.rw.getQueueLength());
                 h.release();
             }
-            try (Holder h = new Holder(fx.write)) {
+            try (JucTestSupport.Holder h = new JucTestSupport.Holder(fx.write)) {
                 fx.blocked("reader", () -> {
                     fx.read.lockInterruptibly();
                     return null;
@@ -375,7 +347,7 @@ class PthreadReadWriteLockTest {
     @MethodSource("org.pthread4j.testing.Backends#privateBackends")
     void uninterruptibleLocksKeepTheInterruptStatus(final Futex f) throws Exception {
         try (Fixture fx = new Fixture(f)) {
-            try (Holder h = new Holder(fx.write)) {
+            try (JucTestSupport.Holder h = new JucTestSupport.Holder(fx.write)) {
                 final JucTestSupport.Call<Void> reader = fx.blocked("reader", () -> {
                     fx.read.lock();
                     fx.read.unlock();
@@ -387,7 +359,7 @@ class PthreadReadWriteLockTest {
                 reader.assertResult(null);
                 assertTrue(reader.interruptedAtEnd());
             }
-            try (Holder h = new Holder(fx.read)) {
+            try (JucTestSupport.Holder h = new JucTestSupport.Holder(fx.read)) {
                 final JucTestSupport.Call<Void> writer = fx.blocked("writer", () -> {
                     fx.write.lock();
                     fx.write.unlock();
@@ -405,7 +377,7 @@ class PthreadReadWriteLockTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.pthread4j.testing.Backends#privateBackends")
     void blockedThreadsShowAsWaitingOnTheParkingBackend(final Futex f) throws Exception {
-        try (Fixture fx = new Fixture(f); Holder h = new Holder(fx.write)) {
+        try (Fixture fx = new Fixture(f); JucTestSupport.Holder h = new JucTestSupport.Holder(fx.write)) {
             final JucTestSupport.Call<Void> reader = fx.blocked("reader", () -> {
                 fx.read.lock();
                 fx.read.unlock();
@@ -694,7 +666,7 @@ class PthreadReadWriteLockTest {
                 assertTrue(fx.read.toString().contains(counts), fx.read.toString());
             }
             assertEquals(0, fx.rw.getReadLockCount());
-            try (Holder h = new Holder(fx.read)) {
+            try (JucTestSupport.Holder h = new JucTestSupport.Holder(fx.read)) {
                 fx.read.lock();
                 fx.read.lock();
                 assertEquals(3, fx.rw.getReadLockCount(), "two threads, three holds");
