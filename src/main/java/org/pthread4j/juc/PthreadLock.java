@@ -13,13 +13,14 @@ import org.pthread4j.futex.ParkingFutex;
 import org.pthread4j.internal.ThreadIds;
 import org.pthread4j.memory.Block;
 
+import java.io.IOException;
 import java.io.InvalidObjectException;
 import java.io.NotSerializableException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
-import java.io.ObjectStreamException;
 import java.io.Serial;
 import java.io.Serializable;
+import java.lang.invoke.VarHandle;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -105,8 +106,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * process-shared lock is not serializable ({@link NotSerializableException}): its state is
  * memory that other processes map, and a copy in a byte stream would be another lock, not a
  * view of that one; pass the file and offset instead and {@link #attach} there. Its conditions
- * are not serializable. A subclass that wants serialization defines its own
- * {@code writeReplace}: this class's serial form makes a {@code PthreadLock}.
+ * are not serializable. A subclass is serialized with its own fields, as for the JDK's locks.
  *
  * <p>Memory consistency: as for every {@link Lock}, a successful {@code lock}, {@code tryLock}
  * or {@code lockInterruptibly} (including one that throws {@link OwnerDiedException}) has the
@@ -124,7 +124,8 @@ public class PthreadLock implements Lock, Serializable {
     /** The primitive's name in JFR events. */
     private static final String PRIMITIVE = "PthreadLock";
 
-    private final transient Mutex mutex;
+    /** The mutex; set once, by the constructor or by {@link #readObject}. */
+    private transient Mutex mutex;
 
     /**
      * A private reentrant lock on the default private backend
@@ -149,8 +150,14 @@ public class PthreadLock implements Lock, Serializable {
      * @throws IllegalArgumentException for a NORMAL mutex (it records no owner)
      */
     public PthreadLock(final MutexAttr attr) {
-        this(attr.robust() || attr.pshared() ? PrivateBlocks.permanent(MutexLayout.SIZE, MutexLayout.ALIGNMENT)
-            : PrivateBlocks.allocate(MutexLayout.SIZE, MutexLayout.ALIGNMENT), attr);
+        this(ownMutex(attr));
+    }
+
+    /** {@return a mutex in private memory of its own: never freed when the kernel may write to it} */
+    private static Mutex ownMutex(final MutexAttr attr) {
+        return new Mutex(attr.robust() || attr.pshared() ? PrivateBlocks.permanent(MutexLayout.SIZE,
+            MutexLayout.ALIGNMENT) : PrivateBlocks.allocate(MutexLayout.SIZE, MutexLayout.ALIGNMENT),
+            checkKind(attr));
     }
 
     /**
@@ -168,6 +175,8 @@ public class PthreadLock implements Lock, Serializable {
 
     private PthreadLock(final Mutex mutex) {
         this.mutex = mutex;
+        // publishes the field as a final one would be (it is not final only for readObject)
+        VarHandle.releaseFence();
     }
 
     /**
@@ -631,56 +640,50 @@ public class PthreadLock implements Lock, Serializable {
     // Serialization
 
     /**
-     * {@return the serial form: the kind and backend of a private lock}
+     * Writes a private lock as its kind and backend, not its state.
      *
+     * @param out the stream
+     * @throws IOException              as the stream's
      * @throws NotSerializableException for a process-shared lock
+     * @serialData the mutex type ({@link MutexAttr#RECURSIVE} or {@link MutexAttr#ERRORCHECK},
+     *     an int), whether it is robust (a boolean), and the name of a requested backend (a
+     *     String, or null for the default)
      */
     @Serial
-    private Object writeReplace() throws ObjectStreamException {
+    private void writeObject(final ObjectOutputStream out) throws IOException {
         final MutexAttr a = mutex.attr();
         if (a.pshared()) {
             throw new NotSerializableException(getClass().getName() + ": a process-shared lock lives in memory "
                 + "that other processes map, and a copy would be another lock; attach to its block instead");
         }
-        return new SerialForm(a.type(), a.robust(), SerialForms.backendName(a.futex()));
+        out.defaultWriteObject();
+        out.writeInt(a.type());
+        out.writeBoolean(a.robust());
+        out.writeObject(SerialForms.backendName(a.futex()));
     }
 
     /**
-     * Refuses a subclass's default serialization: this class's state is off-heap.
-     *
-     * @param out the stream
-     * @throws NotSerializableException always
-     */
-    @Serial
-    private void writeObject(final ObjectOutputStream out) throws NotSerializableException {
-        throw new NotSerializableException(getClass().getName() + ": a subclass of PthreadLock defines a "
-            + "writeReplace of its own (the lock's state is off-heap)");
-    }
-
-    /**
-     * Refuses a stream that does not hold the serial form.
+     * Reads a lock as a new, unlocked one of the kind and backend written.
      *
      * @param in the stream
-     * @throws InvalidObjectException always
+     * @throws IOException            as the stream's, or {@link InvalidObjectException} for a type
+     *                                other than RECURSIVE or ERRORCHECK
+     * @throws ClassNotFoundException as the stream's
      */
     @Serial
-    private void readObject(final ObjectInputStream in) throws InvalidObjectException {
-        throw new InvalidObjectException("a PthreadLock is read through its serial form");
-    }
-
-    /** The serial form: what makes an equal, unlocked, private lock. */
-    private record SerialForm(int type, boolean robust, String backend) implements Serializable {
-        @Serial
-        private static final long serialVersionUID = 1L;
-
-        @Serial
-        private Object readResolve() throws ObjectStreamException {
-            if (type != MutexAttr.RECURSIVE && type != MutexAttr.ERRORCHECK) {
-                throw new InvalidObjectException("a PthreadLock is RECURSIVE or ERRORCHECK, not type " + type);
-            }
-            return new PthreadLock(MutexAttr.builder().type(type).robust(robust)
-                .futex(SerialForms.backend(backend)).build());
+    private void readObject(final ObjectInputStream in) throws IOException, ClassNotFoundException {
+        in.defaultReadObject();
+        final int type = in.readInt();
+        final boolean robust = in.readBoolean();
+        final Object backend = in.readObject();
+        if ((type != MutexAttr.RECURSIVE && type != MutexAttr.ERRORCHECK)
+            || (backend != null && !(backend instanceof String))) {
+            throw new InvalidObjectException("a PthreadLock is RECURSIVE or ERRORCHECK on a named backend, not type "
+                + type + " on " + backend);
         }
+        mutex = ownMutex(MutexAttr.builder().type(type).robust(robust)
+            .futex(SerialForms.backend((String) backend)).build());
+        VarHandle.releaseFence();
     }
 
     /** Condition support: releases every hold but the one the condvar releases, and restores them. */

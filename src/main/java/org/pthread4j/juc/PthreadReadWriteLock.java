@@ -17,11 +17,11 @@ import org.pthread4j.futex.ParkingFutex;
 import org.pthread4j.internal.ThreadTable;
 import org.pthread4j.memory.Block;
 
+import java.io.IOException;
 import java.io.InvalidObjectException;
 import java.io.NotSerializableException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
-import java.io.ObjectStreamException;
 import java.io.Serial;
 import java.io.Serializable;
 import java.lang.invoke.MethodHandles;
@@ -121,18 +121,24 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
     /** The write lock's name in JFR events. */
     private static final String WRITE = "PthreadReadWriteLock.WriteLock";
 
-    private final transient RwLock rw;
-    private final transient ReadLock readLock = new ReadLock(this);
-    private final transient WriteLock writeLock = new WriteLock(this);
-    /** Read holds of each thread; the entry stays while the thread lives (reused by later reads). */
-    private final transient ThreadLocal<Holds> readHolds = new ThreadLocal<>();
+    /** The rwlock; set once, by the constructor or by {@link #readObject}. */
+    private transient RwLock rw;
+    /** The read lock (serialized with this lock, as {@code ReentrantReadWriteLock}'s). */
+    private final ReadLock readLock = new ReadLock(this);
+    /** The write lock (serialized with this lock). */
+    private final WriteLock writeLock = new WriteLock(this);
+    /**
+     * Read holds of each thread; the entry stays while the thread lives (reused by later reads).
+     * Set once, by the constructor or by {@link #readObject}.
+     */
+    private transient ThreadLocal<Holds> readHolds = new ThreadLocal<>();
     /**
      * Recent readers' holds, saving them the {@link ThreadLocal} lookup ({@link ThreadTable}, 16
      * slots). A cache of the first reader only, set once, served no thread of a pool started
      * after that one (1 thread, fresh threads per run: 0.70x {@code ReentrantReadWriteLock}, see
      * the CHANGELOG).
      */
-    private final transient Holds[] recent = new Holds[ThreadTable.length(16)];
+    private transient Holds[] recent = new Holds[ThreadTable.length(16)];
     /** The writing thread, or null; written only by the writer while it holds the word. */
     private transient Thread writer;
     /** The writer's holds; touched only by the writer. */
@@ -194,6 +200,8 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
 
     private PthreadReadWriteLock(final RwLock rw) {
         this.rw = rw;
+        // publishes the fields as final ones would be (they are not final only for readObject)
+        VarHandle.releaseFence();
     }
 
     /**
@@ -575,54 +583,45 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
     // Serialization
 
     /**
-     * {@return the serial form: the backend of a private lock}
+     * Writes a private lock as its backend, not its state.
      *
+     * @param out the stream
+     * @throws IOException              as the stream's
      * @throws NotSerializableException for a process-shared lock
+     * @serialData the read and write locks (fields), then the name of the backend (a String, or
+     *     null for the default)
      */
     @Serial
-    private Object writeReplace() throws ObjectStreamException {
+    private void writeObject(final ObjectOutputStream out) throws IOException {
         if (rw.isPshared()) {
             throw new NotSerializableException(getClass().getName() + ": a process-shared lock lives in memory "
                 + "that other processes map, and a copy would be another lock; attach to its block instead");
         }
-        return new SerialForm(SerialForms.backendName(rw.futex() == Futexes.defaultPrivate() ? null : rw.futex()));
+        out.defaultWriteObject();
+        out.writeObject(SerialForms.backendName(rw.futex() == Futexes.defaultPrivate() ? null : rw.futex()));
     }
 
     /**
-     * Refuses a stream that does not hold the serial form.
+     * Reads a lock as a new, unlocked one on the backend written.
      *
      * @param in the stream
-     * @throws InvalidObjectException always
+     * @throws IOException            as the stream's, or {@link InvalidObjectException} for a
+     *                                backend that is not a name
+     * @throws ClassNotFoundException as the stream's
      */
     @Serial
-    private void readObject(final ObjectInputStream in) throws InvalidObjectException {
-        throw new InvalidObjectException("a PthreadReadWriteLock is read through its serial form");
-    }
-
-    /** The serial form: what makes an unlocked private lock on the same backend. */
-    private record SerialForm(String backend) implements Serializable {
-        @Serial
-        private static final long serialVersionUID = 1L;
-
-        @Serial
-        private Object readResolve() {
-            final Futex f = SerialForms.backend(backend);
-            return new PthreadReadWriteLock(f == null ? RwLockAttr.DEFAULT : RwLockAttr.privateOn(f));
+    private void readObject(final ObjectInputStream in) throws IOException, ClassNotFoundException {
+        in.defaultReadObject();
+        final Object backend = in.readObject();
+        if (backend != null && !(backend instanceof String)) {
+            throw new InvalidObjectException("a PthreadReadWriteLock's backend is a name, not " + backend);
         }
-    }
-
-    /** The serial form of a read or a write lock: the lock it belongs to, and which. */
-    private record SideForm(PthreadReadWriteLock lock, boolean read) implements Serializable {
-        @Serial
-        private static final long serialVersionUID = 1L;
-
-        @Serial
-        private Object readResolve() throws ObjectStreamException {
-            if (lock == null) {
-                throw new InvalidObjectException("a read or write lock without its PthreadReadWriteLock");
-            }
-            return read ? lock.readLock() : lock.writeLock();
-        }
+        final Futex f = SerialForms.backend((String) backend);
+        rw = new RwLock(PrivateBlocks.allocate(RwLockLayout.SIZE, RwLockLayout.ALIGNMENT),
+            f == null ? RwLockAttr.DEFAULT : RwLockAttr.privateOn(f));
+        readHolds = new ThreadLocal<>();
+        recent = new Holds[ThreadTable.length(16)];
+        VarHandle.releaseFence();
     }
 
     // ---------------------------------------------------------------------------------------
@@ -634,7 +633,7 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
     public static final class ReadLock implements Lock, Serializable {
         @Serial
         private static final long serialVersionUID = 1L;
-        /** The lock it belongs to (serialized through the lock's serial form). */
+        /** The lock it belongs to. */
         private final PthreadReadWriteLock lock;
 
         private ReadLock(final PthreadReadWriteLock lock) {
@@ -766,11 +765,6 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
                 + lock.getReadLockCount() + "]";
         }
 
-        /** {@return the serial form: the lock's, and which side} */
-        @Serial
-        private Object writeReplace() {
-            return new SideForm(lock, true);
-        }
     }
 
     /**
@@ -780,7 +774,7 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
     public static final class WriteLock implements Lock, Serializable {
         @Serial
         private static final long serialVersionUID = 1L;
-        /** The lock it belongs to (serialized through the lock's serial form). */
+        /** The lock it belongs to. */
         private final PthreadReadWriteLock lock;
 
         private WriteLock(final PthreadReadWriteLock lock) {
@@ -952,11 +946,6 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
                     : lock.rw.isWriteLocked() ? "[Locked]" : "[Unlocked]");
         }
 
-        /** {@return the serial form: the lock's, and which side} */
-        @Serial
-        private Object writeReplace() {
-            return new SideForm(lock, false);
-        }
     }
 
     /**

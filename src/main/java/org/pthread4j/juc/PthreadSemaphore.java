@@ -9,13 +9,13 @@ import org.pthread4j.futex.Futexes;
 import org.pthread4j.futex.ParkingFutex;
 import org.pthread4j.memory.Block;
 
+import java.io.IOException;
 import java.io.InvalidObjectException;
 import java.io.NotSerializableException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
-import java.io.ObjectStreamException;
 import java.io.Serial;
-import java.io.Serializable;
+import java.lang.invoke.VarHandle;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -61,8 +61,7 @@ import java.util.concurrent.TimeUnit;
  *     memory with those permits (a backend other than the named ones is read back as the
  *     default). A process-shared or named semaphore is not serializable
  *     ({@link NotSerializableException}): its permits are memory other processes map, and a
- *     copy would be another semaphore. A subclass that wants serialization defines its own
- *     {@code writeReplace}: this class's serial form makes a {@code PthreadSemaphore}.</li>
+ *     copy would be another semaphore. A subclass is serialized with its own fields.</li>
  * <li>Interrupts, thread states and virtual threads as for {@link PthreadLock}.</li>
  * </ul>
  *
@@ -77,7 +76,8 @@ public class PthreadSemaphore extends Semaphore {
     @Serial
     private static final long serialVersionUID = 1L;
 
-    private final transient Sem sem;
+    /** The semaphore; set once, by the constructor or by {@link #readObject}. */
+    private transient Sem sem;
 
     /**
      * A private semaphore on the default private backend, in its own memory, freed when the
@@ -124,6 +124,8 @@ public class PthreadSemaphore extends Semaphore {
     protected PthreadSemaphore(final Sem sem) {
         super(0);
         this.sem = Objects.requireNonNull(sem, "sem");
+        // publishes the field as a final one would be (it is not final only for readObject)
+        VarHandle.releaseFence();
     }
 
     /**
@@ -451,54 +453,44 @@ public class PthreadSemaphore extends Semaphore {
     }
 
     /**
-     * {@return the serial form: the permits and backend of a private semaphore}
+     * Writes a private semaphore as its available permits and backend.
      *
+     * @param out the stream
+     * @throws IOException              as the stream's
      * @throws NotSerializableException for a process-shared or named semaphore
+     * @serialData the available permits (an int), then the name of the backend (a String, or
+     *     null for the default)
      */
     @Serial
-    private Object writeReplace() throws ObjectStreamException {
+    private void writeObject(final ObjectOutputStream out) throws IOException {
         if (sem.isPshared()) {
             throw new NotSerializableException(getClass().getName() + ": a process-shared semaphore's permits are "
                 + "memory that other processes map, and a copy would be another semaphore; open or attach it there");
         }
-        return new SerialForm(sem.getValue(),
-            SerialForms.backendName(sem.futex() == Futexes.defaultPrivate() ? null : sem.futex()));
+        out.defaultWriteObject();
+        out.writeInt(sem.getValue());
+        out.writeObject(SerialForms.backendName(sem.futex() == Futexes.defaultPrivate() ? null : sem.futex()));
     }
 
     /**
-     * Refuses a subclass's default serialization: this class's permits are off-heap.
-     *
-     * @param out the stream
-     * @throws NotSerializableException always
-     */
-    @Serial
-    private void writeObject(final ObjectOutputStream out) throws NotSerializableException {
-        throw new NotSerializableException(getClass().getName() + ": a subclass of PthreadSemaphore defines a "
-            + "writeReplace of its own (the permits are off-heap)");
-    }
-
-    /**
-     * Refuses a stream that does not hold the serial form.
+     * Reads a semaphore as a new private one with the permits written.
      *
      * @param in the stream
-     * @throws InvalidObjectException always
+     * @throws IOException            as the stream's, or {@link InvalidObjectException} for a
+     *                                negative permit count or a backend that is not a name
+     * @throws ClassNotFoundException as the stream's
      */
     @Serial
-    private void readObject(final ObjectInputStream in) throws InvalidObjectException {
-        throw new InvalidObjectException("a PthreadSemaphore is read through its serial form");
-    }
-
-    /** The serial form: what makes a private semaphore with the same permits. */
-    private record SerialForm(int permits, String backend) implements Serializable {
-        @Serial
-        private static final long serialVersionUID = 1L;
-
-        @Serial
-        private Object readResolve() throws ObjectStreamException {
-            if (permits < 0) {
-                throw new InvalidObjectException("a PthreadSemaphore cannot hold " + permits + " permits");
-            }
-            return new PthreadSemaphore(permits, SerialForms.backend(backend));
+    private void readObject(final ObjectInputStream in) throws IOException, ClassNotFoundException {
+        in.defaultReadObject();
+        final int permits = in.readInt();
+        final Object backend = in.readObject();
+        if (permits < 0 || (backend != null && !(backend instanceof String))) {
+            throw new InvalidObjectException("a PthreadSemaphore holds 0 or more permits on a named backend, not "
+                + permits + " on " + backend);
         }
+        sem = new Sem(PrivateBlocks.allocate(SemLayout.SIZE, SemLayout.ALIGNMENT), false, permits,
+            SerialForms.backend((String) backend));
+        VarHandle.releaseFence();
     }
 }

@@ -19,7 +19,7 @@ final class SerialForms {
     /**
      * {@return the backend a serial form names ({@link Futexes#byName}), or {@code null} (the
      *     default) for none, for another name (a table made with {@code ParkingFutex.create} has
-     *     no name that finds it again)}
+     *     no name that finds it again), or for a kernel backend this platform lacks}
      */
     static Futex backend(final String name) {
         if (name == null) {
@@ -27,7 +27,7 @@ final class SerialForms {
         }
         try {
             return Futexes.byName(name);
-        } catch (final IllegalArgumentException e) {
+        } catch (final IllegalArgumentException | UnsupportedOperationException e) {
             return null;
         }
     }

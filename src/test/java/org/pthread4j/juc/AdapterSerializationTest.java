@@ -172,17 +172,65 @@ class AdapterSerializationTest {
     }
 
     @Test
-    void aProcessSharedSemaphoreAndASubclassAreRefusedWithTheReason() {
+    void aProcessSharedSemaphoreIsRefusedWithTheReason() {
         try (Memory memory = Memory.allocate(256)) {
             final PthreadSemaphore s = new PthreadSemaphore(memory.block(0, SemLayout.SIZE, SemLayout.ALIGNMENT),
                 true, 1);
             final NotSerializableException e = assertThrows(NotSerializableException.class, () -> copy(s));
             assertTrue(e.getMessage().contains("process-shared"), e.getMessage());
         }
-        final PthreadSemaphore sub = new PthreadSemaphore(new PthreadSemaphore(1).sem()) {
-            private static final long serialVersionUID = 1L;
-        };
-        final NotSerializableException e = assertThrows(NotSerializableException.class, () -> copy(sub));
-        assertTrue(e.getMessage().contains("writeReplace"), e.getMessage());
+    }
+
+    /** A subclass of a lock or semaphore. */
+    static final class CountingSemaphore extends PthreadSemaphore {
+        private static final long serialVersionUID = 1L;
+        final int tag;
+
+        CountingSemaphore(final int permits, final int tag) {
+            super(new PthreadSemaphore(permits).sem());
+            this.tag = tag;
+        }
+    }
+
+    /** A subclass of a lock. */
+    static final class NamedLock extends PthreadLock {
+        private static final long serialVersionUID = 1L;
+        final String label;
+
+        NamedLock(final String label) {
+            this.label = label;
+        }
+    }
+
+    /** A subclass of a read-write lock. */
+    static final class NamedReadWriteLock extends PthreadReadWriteLock {
+        private static final long serialVersionUID = 1L;
+        final String label;
+
+        NamedReadWriteLock(final String label) {
+            this.label = label;
+        }
+    }
+
+    @Test
+    void subclassesDeserializeAsThemselvesWithTheirFields() throws Exception {
+        final CountingSemaphore s = copy(new CountingSemaphore(2, 7));
+        assertEquals(7, s.tag);
+        assertEquals(2, s.availablePermits());
+        assertTrue(s.tryAcquire(2));
+        final NamedLock held = new NamedLock("a");
+        held.lock();
+        final NamedLock lock = copy(held);
+        assertEquals("a", lock.label);
+        assertFalse(lock.isLocked());
+        lock.lock();
+        assertEquals(1, lock.getHoldCount());
+        lock.unlock();
+        held.unlock();
+        final NamedReadWriteLock rw = copy(new NamedReadWriteLock("b"));
+        assertEquals("b", rw.label);
+        rw.writeLock().lock();
+        assertTrue(rw.isWriteLocked());
+        rw.writeLock().unlock();
     }
 }
