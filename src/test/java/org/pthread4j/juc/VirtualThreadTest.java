@@ -1,5 +1,9 @@
 package org.pthread4j.juc;
 
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordedStackTrace;
+import jdk.jfr.consumer.RecordingStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -7,7 +11,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.pthread4j.RwLockAttr;
 import org.pthread4j.futex.Futex;
 
-import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +18,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -39,51 +41,44 @@ class VirtualThreadTest {
 
     /**
      * Records every {@code jdk.VirtualThreadPinned} event while a body runs, with a
-     * {@code jdk.jfr.consumer.RecordingStream}. The stream is driven by reflection: the tests
-     * compile inside the library's module, which does not read {@code jdk.jfr}; at run time
-     * they are on the class path, where it is readable.
+     * {@link RecordingStream}, except a pin inside the class loader: the JVM resolves a class
+     * the first time a virtual thread reaches code that names it (a lambda of a sleeping path
+     * that only a contended wake takes, for instance) through an upcall into
+     * {@link ClassLoader#loadClass}, which pins for that once, whatever the lock does.
      */
     private static List<String> pinnedEventsDuring(final ThrowingRunnable body) throws Exception {
         final ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
-        final Class<?> streamClass = Class.forName("jdk.jfr.consumer.RecordingStream");
-        final AutoCloseable rs = (AutoCloseable) streamClass.getConstructor().newInstance();
-        try (rs) {
-            final Object settings = streamClass.getMethod("enable", String.class).invoke(rs, "jdk.VirtualThreadPinned");
-            final Object withThreshold = settings.getClass().getMethod("withThreshold", Duration.class)
-                .invoke(settings, Duration.ZERO);
-            withThreshold.getClass().getMethod("withStackTrace").invoke(withThreshold);
-            final Consumer<Object> onEvent = e -> events.add(describe(e));
-            streamClass.getMethod("onEvent", String.class, Consumer.class).invoke(rs, "jdk.VirtualThreadPinned", onEvent);
-            streamClass.getMethod("startAsync").invoke(rs);
+        try (RecordingStream rs = new RecordingStream()) {
+            rs.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
+            rs.onEvent("jdk.VirtualThreadPinned", e -> {
+                if (!resolvingAClass(e)) {
+                    events.add(describe(e));
+                }
+            });
+            rs.startAsync();
             body.run();
-            streamClass.getMethod("stop").invoke(rs); // returns once every recorded event was delivered
+            rs.stop(); // returns once every recorded event was delivered
         }
         return new ArrayList<>(events);
     }
 
-    /** @return an event's duration and top frames, from a {@code jdk.jfr.consumer.RecordedEvent} */
-    private static String describe(final Object event) {
-        try {
-            final StringBuilder b = new StringBuilder("pinned for " + call(event, "getDuration"));
-            final Object trace = call(event, "getStackTrace");
-            if (trace != null) {
-                final List<?> frames = (List<?>) call(trace, "getFrames");
-                for (final Object f : frames.subList(0, Math.min(12, frames.size()))) {
-                    final Object method = call(f, "getMethod");
-                    b.append("\n    at ").append(call(call(method, "getType"), "getName")).append('.')
-                        .append(call(method, "getName")).append(':').append(call(f, "getLineNumber"));
-                }
-            }
-            return b.toString();
-        } catch (final ReflectiveOperationException e) {
-            return "pinned (event not readable: " + e + ")";
-        }
+    private static boolean resolvingAClass(final RecordedEvent event) {
+        final RecordedStackTrace trace = event.getStackTrace();
+        return trace != null && trace.getFrames().stream().anyMatch(f -> f.getMethod().getName().equals("loadClass")
+            && f.getMethod().getType().getName().equals(ClassLoader.class.getName()));
     }
 
-    private static Object call(final Object target, final String name) throws ReflectiveOperationException {
-        final Method m = target.getClass().getMethod(name);
-        m.setAccessible(true);
-        return m.invoke(target);
+    /** @return an event's duration and top frames */
+    private static String describe(final RecordedEvent event) {
+        final StringBuilder b = new StringBuilder("pinned for " + event.getDuration());
+        final RecordedStackTrace trace = event.getStackTrace();
+        if (trace != null) {
+            for (final RecordedFrame f : trace.getFrames().subList(0, Math.min(12, trace.getFrames().size()))) {
+                b.append("\n    at ").append(f.getMethod().getType().getName()).append('.')
+                    .append(f.getMethod().getName()).append(':').append(f.getLineNumber());
+            }
+        }
+        return b.toString();
     }
 
     /** A body that may throw. */
