@@ -15,19 +15,29 @@ final class Backing {
     }
 
     /**
-     * The backend of a primitive: a process-shared word always goes to the kernel
-     * ({@link Futexes#shared()}); a private word to the backend asked for, else
-     * {@link Futexes#defaultPrivate()}.
+     * The backend of a primitive: for a private word the backend asked for, else
+     * {@link Futexes#defaultPrivate()}; for a process-shared word the backend asked for, which
+     * must serve shared words, else {@link Futexes#shared()}.
      *
      * @param pshared whether the word is process-shared
-     * @param asked   the backend given for a private word, or null
+     * @param asked   the backend given, or null
+     * @param what    the primitive, for the message ("process-shared rwlock")
      * @return the backend
+     * @throws IllegalArgumentException when a process-shared word is given a backend that cannot
+     *                                  serve shared words
      */
-    static Futex futex(final boolean pshared, final Futex asked) {
-        if (pshared) {
+    static Futex futex(final boolean pshared, final Futex asked, final String what) {
+        if (!pshared) {
+            return asked != null ? asked : Futexes.defaultPrivate();
+        }
+        if (asked == null) {
             return Futexes.shared();
         }
-        return asked != null ? asked : Futexes.defaultPrivate();
+        if (!asked.supportsShared()) {
+            throw new IllegalArgumentException("backend " + asked.name() + " cannot serve the shared futex operations of a "
+                + what + ": give a kernel backend (linux, linux-noprivate) or none");
+        }
+        return asked;
     }
 
     /**

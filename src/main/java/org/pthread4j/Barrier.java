@@ -78,8 +78,9 @@ public final class Barrier {
      * @param block at least 32 bytes, 8-byte aligned
      * @param attr  the attributes, or null for {@link BarrierAttr#DEFAULT}
      * @param count how many threads must call {@link #await()} to complete a cycle, at least 1
-     * @throws IllegalArgumentException when the count is below 1 (musl's EINVAL), or the block
-     *                                  is unsuitable
+     * @throws IllegalArgumentException when the count is below 1 (musl's EINVAL), the block is
+     *                                  unsuitable, or a process-shared barrier is given a backend
+     *                                  that cannot serve shared words
      */
     public Barrier(final Block block, final BarrierAttr attr, final int count) {
         // src/thread/pthread_barrier_init.c
@@ -92,7 +93,7 @@ public final class Barrier {
         this.block = block;
         this.seg = block.segment();
         this.priv = !a.pshared();
-        this.futex = Backing.futex(a.pshared(), a.futex());
+        this.futex = Backing.futex(a.pshared(), a.futex(), "process-shared barrier");
         seg.asSlice(0, BarrierLayout.SIZE).fill((byte) 0);
         block.set(LIMIT, (count - 1) | (a.pshared() ? PSHARED : 0));
     }
@@ -131,14 +132,17 @@ public final class Barrier {
      * be the one its other users sleep on).
      *
      * @param block        the block
-     * @param privateFutex backend of a private barrier, or null for the default
+     * @param privateFutex backend of a private barrier (of a process-shared one: a backend that
+     *                     serves shared words), or null for the default
      * @return the view
-     * @throws IllegalArgumentException when the block does not hold a consistent barrier
+     * @throws IllegalArgumentException when the block does not hold a consistent barrier, or a
+     *                                  process-shared one is given a backend that cannot serve
+     *                                  shared words
      */
     public static Barrier attach(final Block block, final Futex privateFutex) {
         BarrierLayout.checkInitialized(block);
         final boolean pshared = block.get(LIMIT) < 0;
-        return new Barrier(block, Backing.futex(pshared, privateFutex), !pshared);
+        return new Barrier(block, Backing.futex(pshared, privateFutex, "process-shared barrier"), !pshared);
     }
 
     /**

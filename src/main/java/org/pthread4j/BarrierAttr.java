@@ -6,10 +6,11 @@ import java.util.List;
 
 /**
  * The attributes of a {@link Barrier}, musl's {@code pthread_barrierattr_t}: whether the barrier is
- * process-shared ({@code pthread_barrierattr_setpshared}), and, for a private barrier, which futex
- * backend it sleeps on ({@code null} for {@link org.pthread4j.futex.Futexes#defaultPrivate()}). A
- * process-shared barrier always uses the kernel ({@link org.pthread4j.futex.Futexes#shared()}) and
- * ignores the backend. Immutable; made by {@link #builder()}.
+ * process-shared ({@code pthread_barrierattr_setpshared}), and which futex backend it
+ * sleeps on ({@code null} for {@link org.pthread4j.futex.Futexes#defaultPrivate()}). A
+ * process-shared barrier sleeps on the backend given, which must serve shared words (the barrier
+ * refuses one that cannot), or on the kernel ({@link org.pthread4j.futex.Futexes#shared()}).
+ * Immutable; made by {@link #builder()}.
  *
  * <pre>{@code
  * BarrierAttr attr = BarrierAttr.builder().pshared(true).build();   // BarrierAttr.PSHARED

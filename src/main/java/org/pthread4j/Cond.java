@@ -21,6 +21,16 @@ import static org.pthread4j.CondLayout.*;
  * A condition variable: musl's {@code pthread_cond_t} over a 48-byte {@link Block} with musl's
  * layout ({@link CondLayout}), used with a {@link Mutex}.
  *
+ * <p><b>Contract.</b> Spurious wakeups happen: always wait in a loop on your predicate. No wakeup
+ * is lost: a signal sent after a waiter released the mutex wakes a waiter, or is consumed by one
+ * whose timeout or interrupt raced with it. Whatever the outcome, every wait returns with the
+ * mutex held again, except when relocking it failed (ENOTRECOVERABLE).
+ *
+ * <p>Memory consistency: a wait unlocks and relocks the mutex, so actions of a thread before it
+ * signals, while holding the mutex, happen-before the signaled waiter's return, as with any
+ * lock; and actions before a {@code signal}/{@code broadcast} that releases a waiter
+ * happen-before that waiter's return from the wait.
+ *
  * <h2>Implementation overview</h2>
  *
  * <p>There are two algorithms, chosen once by the {@code pshared} attribute, as in musl
@@ -33,36 +43,11 @@ import static org.pthread4j.CondLayout.*;
  * sleeps on <em>its own</em> barrier. {@code signal} and {@code broadcast} take {@code _c_lock},
  * walk from the tail (the oldest waiter, so wakeups are FIFO) turning WAITING nodes into SIGNALED
  * with one CAS each, cut the walked part off the list, release {@code _c_lock}, and then release
- * the barrier of the oldest signaled node only. That waiter relocks the mutex and only then
- * releases its successor's barrier, and instead of waking it, <em>requeues</em> it onto the
- * mutex's futex word ({@code FUTEX_REQUEUE}, wake 0, move 1): the successor sleeps on until an
- * ordinary mutex unlock wakes it. A broadcast to N waiters therefore never stampedes the mutex: at
- * any moment at most one member of the group competes for it.
- *
- * <p><b>The one deliberate difference from musl</b> is how the oldest is released. musl wakes it;
- * but the signaler usually still holds the mutex, so the waiter wakes, finds the mutex held and
- * sleeps a second time, on the mutex (measured: 3.3 sleeps per round trip of two threads taking
- * turns, where 2 suffice). Here, when the oldest waiter's mutex is locked (by anyone but that
- * waiter) and can take a requeue, the oldest is requeued onto it like every later member, so the
- * signaler's unlock wakes it once, when it can have the mutex; this is what
- * {@code java.util.concurrent}'s conditions do by moving waiters to the lock's queue. The
- * signaler raises {@code _m_waiters} on the waiter's behalf (the oldest then does not raise it
- * again; the newest lowers it, as in musl), sets bit 31 while the word is locked, releases the
- * barrier and requeues; an unlock that slipped in before the requeue is caught by reading the word
- * afterwards and waking the mutex if it is free. A free mutex gets musl's wake. Once awake, a
- * waiter that was alone in its group drops that raise before relocking, and the oldest of a larger
- * group spins for the mutex as musl's relock would have (musl's mutex spins only while
- * {@code _m_waiters} is 0). A requeued waiter, once woken, relocks through the mutex's sleeping
- * loop, which records bit 31 while others are counted (the mutex's bit rule, see {@link Mutex}).
- * {@value #REQUEUE_FIRST_PROPERTY}{@code =false} restores musl's wake.
- *
- * <p><b>The second difference: a bounded spin before sleeping.</b> A waiter that has released the
- * mutex spins up to {@link #SPIN_NANOS} (10 microseconds by default) on its own word before it
- * sleeps: on its barrier, which it then holds LOCKED and marks CONTENDED only when it goes to
- * sleep, so a signal that arrives within the spin releases it with one swap and no futex call on
- * either side; a shared waiter on {@code _c_seq}. A wakeup across CPUs costs tens of microseconds,
- * so a handoff that comes within the spin is many times faster (seed 002's ping-pong: see the
- * field). {@value #SPIN_PROPERTY}{@code =0} restores musl's immediate sleep.
+ * the barrier of the oldest signaled node only, which wakes it. That waiter relocks the mutex and
+ * only then releases its successor's barrier, and instead of waking it, <em>requeues</em> it onto
+ * the mutex's futex word ({@code FUTEX_REQUEUE}, wake 0, move 1): the successor sleeps on until
+ * an ordinary mutex unlock wakes it. A broadcast to N waiters therefore never stampedes the
+ * mutex: at any moment at most one member of the group competes for it.
  *
  * <p>The races this closes:
  * <ul>
@@ -82,21 +67,31 @@ import static org.pthread4j.CondLayout.*;
  * <li><em>Several mutexes.</em> The condvar stores no mutex: each waiter relocks the mutex it came
  *     with, so the same condvar can serve different mutexes in turn (musl's
  *     {@code pthread_cond-smasher}).</li>
- * <li><em>Requeued waiters and the mutex's waiter count.</em> Requeued waiters are not counted in
- *     the mutex's {@code _m_waiters}; an unrelated locker could take the only wake, clear the
- *     waiters bit with its CAS, and unlock without waking anyone. So the first member of a group
- *     to own the mutex raises {@code _m_waiters} and the last one lowers it: while a group drains,
- *     every unlock wakes under musl's rule, and under the bit rule each member's relock, made
- *     while the raise is counted, records bit 31, so its unlock wakes the next. The last member
- *     drops the raise before relocking (every other member already owned the mutex). The
- *     requeuer also sets the mutex's waiters bit so its own unlock wakes.
- *     Plain {@code FUTEX_REQUEUE} suffices: the barrier is set to 0 before the requeue, so a waiter
- *     that had not yet slept sees 0 and does not sleep.</li>
+ * <li><em>Requeued waiters and the mutex's wakes.</em> A waiter requeued onto the mutex is not
+ *     counted in the mutex's {@code _m_waiters}; an unrelated locker could take the only wake and
+ *     unlock without waking anyone. So the first member of a group to own the mutex counts one
+ *     waiter in ({@link Mutex#countRequeued()}) and the last one counts it out: while a group
+ *     drains, every unlock wakes under musl's protocol, and under the parking protocol every
+ *     acquisition after a wake records bit 31, including the requeued member's own relock
+ *     ({@link Mutex#lockRequeued()}). The member about to requeue its successor also sets the
+ *     mutex's bit 31 ({@link Mutex#markWaiters()}) so that its own unlock wakes. Plain
+ *     {@code FUTEX_REQUEUE} suffices: the barrier is set to 0 before the requeue, so a waiter
+ *     that had not yet slept sees 0 and does not sleep. The condvar changes the mutex's words
+ *     only through these methods of {@link Mutex}.</li>
  * <li><em>Requeue impossible.</em> When the mutex is process-shared or robust (a robust mutex
  *     sleeps under shared keys, because the kernel's owner-death wake is shared), or uses another
  *     futex backend than the condvar, the successor is woken instead of requeued (one futex call
  *     cannot move a waiter between a private and a shared key, or between two backends).</li>
  * </ul>
+ *
+ * <p><b>Sleeping.</b> On a kernel backend a waiter sleeps at once, as in musl. On the parking
+ * backend ({@link SleepProtocol#PARKING}) it first spins on its own barrier for a few
+ * microseconds ({@code Tuning.condSpinNanos}, about one wakeup across CPUs), holding the
+ * barrier at 1 (held, nobody asleep) and raising it to 2 only when it goes to sleep: a signal
+ * within the spin releases it with one swap and no futex call on either side. A thread that
+ * waits again on the condvar it last returned from, without having signaled or broadcast on any
+ * private condvar in between, does not spin: it is re-checking a predicate that is still false,
+ * and being awake would only compete with the thread that is to change it.
  *
  * <p><b>Where the private state lives.</b> The block keeps musl's layout: {@code _c_shared} = 0,
  * {@code _c_clock}, and {@code _c_lock}, the futex word every list change is made under. The list
@@ -113,73 +108,33 @@ import static org.pthread4j.CondLayout.*;
  * the object between threads; {@link #attach} refuses a private block.
  *
  * <p><b>Process-shared condvars: a sequence counter</b>, byte-compatible with musl so a
- * musl-linked C process can use the same block. A waiter reads {@code _c_seq}, increments
- * {@code _c_waiters} (both while holding the mutex, so a signaler that changed the predicate
- * under the mutex sees it counted), unlocks the mutex and sleeps on {@code _c_seq} with shared
- * futex operations. Signal and broadcast return at once when {@code _c_waiters} is 0, otherwise
- * increment {@code _c_seq} and wake one or all. There is no requeue across processes: a shared
- * broadcast wakes every waiter. Any waiter that had not yet slept when {@code _c_seq} moved also
- * returns (a spurious wakeup); {@code _c_seq} may wrap around 2^32 (musl accepts that ABA).
- *
- * <p><b>Contract.</b> Spurious wakeups happen: always wait in a loop on your predicate. No wakeup
- * is lost: a signal sent after a waiter released the mutex wakes a waiter, or is consumed by one
- * whose timeout or interrupt raced with it. Whatever the outcome, every wait returns with the
- * mutex held again, except when relocking it failed (ENOTRECOVERABLE).
- *
- * <p>Memory consistency: a wait unlocks and relocks the mutex, so actions of a thread before it
- * signals, while holding the mutex, happen-before the signaled waiter's return, as with any
- * lock; and actions before a {@code signal}/{@code broadcast} that releases a waiter
- * happen-before that waiter's return from the wait.
+ * musl-linked C process can use the same block, and musl's steps exactly. A waiter reads
+ * {@code _c_seq}, increments {@code _c_waiters} (both while holding the mutex, so a signaler that
+ * changed the predicate under the mutex sees it counted), unlocks the mutex and sleeps on
+ * {@code _c_seq} with shared futex operations. Signal and broadcast return at once when
+ * {@code _c_waiters} is 0, otherwise increment {@code _c_seq} and wake one or all. There is no
+ * requeue across processes: a shared broadcast wakes every waiter. Any waiter that had not yet
+ * slept when {@code _c_seq} moved also returns (a spurious wakeup); {@code _c_seq} may wrap around
+ * 2^32 (musl accepts that ABA).
  *
  * <p>Backends: a private condvar uses {@link CondAttr#futex()} or
- * {@link Futexes#defaultPrivate()}; a shared one uses {@link Futexes#shared()}.
+ * {@link Futexes#defaultPrivate()}; a shared one uses the attributes' backend, which must serve
+ * shared words, or {@link Futexes#shared()}.
  *
  * <p>See {@code docs/03-cond.md}: the words, the states, the races and the tests that prove them.
  */
 public final class Cond {
-    /** The system property that turns {@link #REQUEUE_FIRST} off. */
-    public static final String REQUEUE_FIRST_PROPERTY = "pthread4j.cond.requeueFirst";
-    /**
-     * Whether signal and broadcast requeue the oldest waiter onto its mutex when that mutex is
-     * locked, instead of waking it as musl does (see the class overview). Set the system property
-     * {@code pthread4j.cond.requeueFirst} to {@code false} for musl's exact behaviour.
-     */
-    public static final boolean REQUEUE_FIRST =
-        !"false".equalsIgnoreCase(System.getProperty(REQUEUE_FIRST_PROPERTY));
-
-    /** The system property that sets {@link #SPIN_NANOS}. */
-    public static final String SPIN_PROPERTY = "pthread4j.cond.spinNanos";
-    /**
-     * How long a waiter spins on its word, after releasing the mutex, before it sleeps (0: never
-     * spin, musl's behaviour); default 10 microseconds, about one wakeup across CPUs. A private
-     * waiter released within the spin costs no futex call on either side. Set with the system
-     * property {@code pthread4j.cond.spinNanos}.
-     *
-     * <p>A thread that waits again on the condvar it last returned from, without having signaled
-     * or broadcast on any private condvar in between, does not spin: that is a re-check of a
-     * predicate that is still false (a thread waiting for a state that another thread, looping
-     * without waiting, keeps from coming), where being awake only competes with the signaler.
-     * Such a thread spins again once it has signaled. A consumer that never signals a condvar
-     * therefore sleeps at once after its first wait, as in musl.
-     *
-     * <p>Measured with {@code ./pthread4j bench cond} (seed 002's alternating ping-pong, ratio to
-     * {@code ReentrantLock} + {@code Condition} in the same run, medians of 5 runs, 2-core machine):
-     * 0 ns: 0.61-0.69 (parking, linux); 5,000 ns: 1.6-5.4; 10,000 ns: 1.8-12.3; 20,000 ns:
-     * 6.4-14.9. Seed 002's code as written (one thread signals in a loop and never waits) fell to
-     * 0.12-0.57 with 10,000 ns and no re-wait rule, from 0.70-0.84; with the rule, 0.60-0.95. A
-     * spin on a machine whose other CPU is busy delays the signaler by up to the spin.
-     */
-    public static final long SPIN_NANOS = Long.getLong(SPIN_PROPERTY, 10_000);
-
     private static final AtomicInteger IDS = new AtomicInteger();
 
     private final Block block;
     private final MemorySegment seg;
     private final boolean shared;
-    /** A nonzero id for the re-wait rule of the spin (see {@link #SPIN_NANOS}); ids wrap after 2^32 condvars. */
+    /** A nonzero id for the re-wait rule of the spin (class overview); ids wrap after 2^32 condvars. */
     private final int id = nextId();
     private final int clock;
     private final Futex futex;
+    /** How long a waiter spins on its own word before it sleeps: 0 but on the parking backend. */
+    private final long spinNanos;
 
     /** musl's {@code _c_head}: the newest waiter. Guarded by {@code _c_lock}. */
     private Node head;
@@ -196,12 +151,18 @@ public final class Cond {
      *                                  condvar given a backend that cannot serve shared words
      */
     public Cond(final Block block, final CondAttr attr) {
+        this(block, attr, Tuning.DEFAULT);
+    }
+
+    /** {@link #Cond(Block, CondAttr)} with other bounds for the parking protocol (tests). */
+    Cond(final Block block, final CondAttr attr, final Tuning tuning) {
         CondLayout.checkBlock(block);
         this.block = block;
         this.seg = block.segment();
         this.shared = attr.pshared();
         this.clock = attr.clock();
-        this.futex = backend(attr.pshared(), attr.futex());
+        this.futex = Backing.futex(attr.pshared(), attr.futex(), "process-shared condvar");
+        this.spinNanos = Protocol.parks(futex, !shared) ? tuning.condSpinNanos() : 0;
         seg.asSlice(0, SIZE).fill((byte) 0);
         block.set(CLOCK, attr.clock() & ATTR_CLOCK_MASK);
         if (shared) {
@@ -220,6 +181,7 @@ public final class Cond {
         this.shared = true;
         this.clock = block.get(CLOCK);
         this.futex = Futexes.shared();
+        this.spinNanos = 0;
     }
 
     /**
@@ -232,20 +194,6 @@ public final class Cond {
      */
     public static Cond attach(final Block block) {
         return new Cond(block);
-    }
-
-    private static Futex backend(final boolean pshared, final Futex requested) {
-        if (!pshared) {
-            return requested != null ? requested : Futexes.defaultPrivate();
-        }
-        if (requested == null) {
-            return Futexes.shared();
-        }
-        if (!requested.supportsShared()) {
-            throw new IllegalArgumentException("a process-shared condvar needs a backend that serves shared words, not "
-                + requested.name());
-        }
-        return requested;
     }
 
     /** {@return the block this condvar lives in} */
@@ -266,6 +214,14 @@ public final class Cond {
     /** {@return the futex backend this condvar sleeps and wakes through} */
     public Futex futex() {
         return futex;
+    }
+
+    /**
+     * {@return how its waiters sleep: {@link SleepProtocol#PARKING} (a short spin on the
+     *     waiter's own word first) for a private condvar on the parking backend, else musl's}
+     */
+    public SleepProtocol sleepProtocol() {
+        return Protocol.parks(futex, !shared) ? SleepProtocol.PARKING : SleepProtocol.MUSL;
     }
 
     /**
@@ -319,9 +275,7 @@ public final class Cond {
      *     ENOTRECOVERABLE, as described above and for {@link #timedAwait(Mutex, Timespec)}
      */
     public int timedAwait(final Mutex mutex, final Timespec deadline, final boolean interruptible) {
-        final Block m = mutex.block();
-        if ((mutex.bits() & MutexLayout.OWNER_TRACKED_MASK) != 0
-            && (m.get(MutexLayout.LOCK) & Integer.MAX_VALUE) != Self.current().tid) {
+        if (!mutex.waitPermitted()) {
             return Errno.EPERM;
         }
         if (deadline != null && !deadline.isValid()) {
@@ -340,19 +294,18 @@ public final class Cond {
         final Node node = Node.current();
         final MemorySegment w = node.words;
         // No spin for a thread waiting again on the condvar it last waited on without having
-        // signaled any since: a re-check that found its predicate still false (see SPIN_NANOS).
-        final boolean spin = SPIN_NANOS > 0 && node.rewaiting != id;
+        // signaled any since: a re-check that found its predicate still false.
+        final boolean spin = spinNanos > 0 && node.rewaiting != id;
         node.rewaiting = id;
 
         lock(seg, LOCK);
-        // The barrier starts locked: CONTENDED as in musl, or LOCKED while this waiter spins
-        // (it marks it CONTENDED itself before it sleeps, so a release of a spinning waiter
+        // The barrier starts held: CONTENDED as in musl, or LOCKED while this waiter spins (it
+        // raises it to CONTENDED itself before it sleeps, so the release of a spinning waiter
         // needs no wake).
         Block.INT.setVolatile(w, (long) NODE_BARRIER, spin ? LOCKED : CONTENDED);
         Block.INT.setVolatile(w, (long) NODE_STATE, WAITING);
         node.notify = null;
         node.mutex = mutex;
-        node.counted = false;
         node.prev = null;
         node.next = head;
         setHead(node);
@@ -397,30 +350,14 @@ public final class Cond {
                 futex.wake(signaler.words, NODE_REF, 1, true);
             }
         } else {
-            // Signaled: the barrier orders the group's wakeups.
+            // Signaled: lock the barrier first to control the group's wake order.
             lock(w, NODE_BARRIER);
         }
-        // A lone waiter requeued by its signaler is awake now: the raise of _m_waiters made on
-        // its behalf protects nobody else, so drop it before relocking, which lets this relock
-        // spin like any fresh locker (musl's mutex spins only while _m_waiters is 0).
-        // The last member of a larger group, requeued by its predecessor, drops the group's raise
-        // now too: every other member already owned the mutex, so no member sleeps uncounted on
-        // it any more, and this relock then records bit 31 only for other sleepers.
-        final boolean lone = oldstate != WAITING && node.counted && node.prev == null;
-        final boolean lastOfGroup = oldstate != WAITING && !node.counted && node.prev == null && node.next != null;
-        if (lone || lastOfGroup) {
-            mutex.block().getAndAdd(MutexLayout.WAITERS, -1);
-        } else if (oldstate != WAITING && node.counted) {
-            // The oldest of a group, requeued by its signaler: musl would have woken it with
-            // _m_waiters still 0, so its relock would spin; give it that spin.
-            mutex.spinWhileHeld();
-        }
 
-        // Errors relocking the mutex override: the caller must learn the mutex's state. A
-        // signaled waiter may have slept on the mutex's word (requeued) and taken the wake
-        // that carried bit 31: it relocks through the sleeping path, which records the bit
-        // again while others sleep.
-        final int r = oldstate == WAITING ? mutex.relock() : mutex.lockWoken();
+        // Errors relocking the mutex override: the caller must learn the mutex's state. A member
+        // with an older neighbour in its group was requeued onto the mutex (or woken, where that
+        // is impossible) by that neighbour, and relocks as a thread an unlock of it woke.
+        final int r = oldstate != WAITING && node.next != null ? mutex.lockRequeued() : mutex.lock();
         if (r != 0) {
             e = r;
         }
@@ -429,19 +366,16 @@ public final class Cond {
             return e;
         }
 
-        final Block m = mutex.block();
-        if (node.next == null && !node.counted) {
-            m.getAndAdd(MutexLayout.WAITERS, 1);
+        if (node.next == null) {
+            mutex.countRequeued();
         }
+        // Release the barrier that holds back the next waiter, and requeue it to the mutex.
         final Node successor = node.prev;
         if (successor != null) {
-            final int val = m.get(MutexLayout.LOCK);
-            if (val > 0) {
-                m.cas(MutexLayout.LOCK, val, val | MutexLayout.WAITERS_BIT);
-            }
+            mutex.markWaiters();
             unlockRequeue(successor, mutex);
-        } else if (!lone && !lastOfGroup) {
-            m.getAndAdd(MutexLayout.WAITERS, -1);
+        } else {
+            mutex.uncountRequeued();
         }
         node.clearLinks();
         // A signal was consumed: an interrupt must not be acted on now (it stays pending).
@@ -457,26 +391,14 @@ public final class Cond {
     }
 
     /**
-     * Spins up to {@link #SPIN_NANOS} while the barrier is LOCKED (not yet released), then marks
+     * Spins up to {@link #spinNanos} while the barrier is LOCKED (not yet released), then marks
      * it CONTENDED, the value the futex sleep waits out.
      *
      * @return whether the waiter must sleep: false when the barrier was released meanwhile
      */
-    private static boolean spinThenMark(final MemorySegment w) {
-        spinWhile(w, NODE_BARRIER, LOCKED);
+    private boolean spinThenMark(final MemorySegment w) {
+        Spin.whileEqual(w, NODE_BARRIER, LOCKED, spinNanos);
         return (int) Block.INT.compareAndExchange(w, (long) NODE_BARRIER, LOCKED, CONTENDED) != UNLOCKED;
-    }
-
-    /** Spins (calling {@link Thread#onSpinWait()}) up to {@link #SPIN_NANOS} while the word holds {@code val}. */
-    private static void spinWhile(final MemorySegment s, final long off, final int val) {
-        final long start = System.nanoTime();
-        int spins = 0;
-        while ((int) Block.INT.getVolatile(s, off) == val) {
-            if ((++spins & 7) == 0 && System.nanoTime() - start >= SPIN_NANOS) {
-                return;
-            }
-            Thread.onSpinWait();
-        }
     }
 
     /**
@@ -487,13 +409,9 @@ public final class Cond {
     private void unlockRequeue(final Node successor, final Mutex mutex) {
         final MemorySegment w = successor.words;
         Block.INT.setVolatile(w, (long) NODE_BARRIER, UNLOCKED);
-        if (mutex.priv() && mutex.futex() == futex) {
-            final int r = futex.requeue(w, NODE_BARRIER, 0, 1, mutex.block().segment(), mutex.sleepOffset(), true);
-            if (r >= 0) {
-                return;
-            }
+        if (!mutex.requeue(futex, w, NODE_BARRIER)) {
+            futex.wake(w, NODE_BARRIER, 1, true);
         }
-        futex.wake(w, NODE_BARRIER, 1, true);
     }
 
     /** musl's {@code __pthread_cond_timedwait}, shared branch. */
@@ -503,9 +421,6 @@ public final class Cond {
 
         mutex.unlock();
 
-        if (SPIN_NANOS > 0) {
-            spinWhile(seg, SEQ, seq);
-        }
         int e;
         do {
             e = futex.timedWait(seg, SEQ, seq, false, clk, deadline, interruptible);
@@ -521,7 +436,7 @@ public final class Cond {
             futex.wake(seg, WAITERS, 1, false);
         }
 
-        final int r = mutex.relock();
+        final int r = mutex.lock();
         return r != 0 ? r : e;
     }
 
@@ -612,8 +527,9 @@ public final class Cond {
                 MuslWait.await(futex, self.words, NODE_REF, -1, cur, true);
             }
         }
+        // Let the first signaled waiter proceed.
         if (first != null) {
-            release(first);
+            unlock(first.words, NODE_BARRIER);
         }
         if (self != null) {
             self.rewaiting = 0;
@@ -621,75 +537,6 @@ public final class Cond {
             Node.signaled();
         }
         return 0;
-    }
-
-    /**
-     * Lets the oldest signaled waiter go ({@code unlock(&first->barrier)} in musl): requeued onto
-     * its mutex when that is locked, woken otherwise (see the class overview).
-     *
-     * <p>Why no wakeup is lost: the mutex's waiter count is raised first, on the waiter's behalf
-     * (the waiter, as the oldest of its group, then does not raise it again, and the newest
-     * lowers it as in musl). Bit 31 is then set while the word is nonzero, so the first unlock
-     * after it wakes a sleeper; later unlocks wake because of the count. If the word was 0, or
-     * names the waiter itself (a recursive mutex it still holds), nothing is moved: the count is
-     * lowered again and the waiter is woken as musl does. An unlock that slipped in between
-     * setting the bit and the requeue is caught by reading the word after the requeue: if it is
-     * 0, wake one sleeper of the mutex.
-     */
-    private void release(final Node first) {
-        final Mutex mx = first.mutex;
-        if (REQUEUE_FIRST && mx.priv() && mx.futex() == futex) {
-            final Block mb = mx.block();
-            mb.getAndAdd(MutexLayout.WAITERS, 1);
-            if (markContended(mx, mb, first.owner)) {
-                first.counted = true;
-                if ((int) Block.INT.getAndSet(first.words, (long) NODE_BARRIER, UNLOCKED) == CONTENDED) {
-                    final MemorySegment ms = mb.segment();
-                    if (futex.requeue(first.words, NODE_BARRIER, 0, 1, ms, mx.sleepOffset(), true) < 0) {
-                        futex.wake(first.words, NODE_BARRIER, 1, true);
-                    } else if (bitClear(ms)) {
-                        futex.wake(ms, mx.sleepOffset(), 1, true);
-                    }
-                }
-                return;
-            }
-            mb.getAndAdd(MutexLayout.WAITERS, -1);
-        }
-        unlock(first.words, NODE_BARRIER);
-    }
-
-    /**
-     * Sets bit 31 of a locked mutex's word.
-     *
-     * @return false when the word is 0 (unlocked) or the owner-tracked owner is {@code waiter}
-     */
-    private static boolean markContended(final Mutex mx, final Block mb, final int waiter) {
-        final boolean tracked = (mx.bits() & MutexLayout.OWNER_TRACKED_MASK) != 0;
-        for (;;) {
-            final int v = mb.get(MutexLayout.LOCK);
-            if (v == 0 || (tracked && (v & MutexLayout.OWNER_MASK) == waiter)) {
-                return false;
-            }
-            if (v < 0 || mb.cas(MutexLayout.LOCK, v, v | MutexLayout.WAITERS_BIT) == v) {
-                return true;
-            }
-        }
-    }
-
-    /**
-     * Whether a mutex whose word had bit 31 set lost it meanwhile: an unlock slipped in between
-     * setting the bit and the requeue (its wake found nobody on the mutex yet), and the word is
-     * now 0 or held by a locker that took it without the bit, whose unlock would not wake the
-     * requeued waiter. The caller then wakes one sleeper of the mutex (at worst a spurious
-     * wakeup). Read only: the waiter may have run, returned and had its mutex freed by now; the
-     * word is then unreadable and nobody needs a wake.
-     */
-    private static boolean bitClear(final MemorySegment mutexSegment) {
-        try {
-            return (int) Block.INT.getVolatile(mutexSegment, (long) MutexLayout.LOCK) >= 0;
-        } catch (final IllegalStateException closed) {
-            return false;
-        }
     }
 
     /**
@@ -818,15 +665,13 @@ public final class Cond {
         Node notify;
         /** The mutex the waiting thread will relock. */
         Mutex mutex;
-        /** Set by a signaler that raised the mutex's waiter count on this waiter's behalf. */
-        boolean counted;
-        /** The thread's owner id, as an owner-tracked mutex records it. */
+        /** The thread's owner id ({@link ThreadIds#current()}), for {@link Cond#waitingThreads()}. */
         final int owner;
         /**
          * The id of the private condvar this thread last waited on (an id, not a
          * reference, so that a thread keeps no condvar reachable), or 0, until it signals or
          * broadcasts on any private condvar: a thread that waits on it again before that gains
-         * nothing from spinning (see {@link Cond#SPIN_NANOS}).
+         * nothing from spinning (see the class overview of {@link Cond}).
          */
         int rewaiting;
 

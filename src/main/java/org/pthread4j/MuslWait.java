@@ -10,16 +10,13 @@ import java.lang.foreign.MemorySegment;
  * holds a value; untimed and not interruptible. Used by the once control and the barriers.
  */
 final class MuslWait {
-    /** musl's spin bound before a sleep. */
-    static final int SPINS = 100;
-
     private MuslWait() {
     }
 
     /**
      * Returns once the word at {@code off} has been seen to differ from {@code val}.
      *
-     * <p>Spins up to {@value #SPINS} times while no waiter is registered (a newcomer does not
+     * <p>Spins up to {@value Tuning#MUSL_SPINS} times while no waiter is registered (a newcomer does not
      * spin past queued sleepers), then counts itself in {@code waitersOff} (when given) and
      * sleeps on the word while it holds {@code val}.
      *
@@ -32,7 +29,7 @@ final class MuslWait {
      */
     static void await(final Futex futex, final MemorySegment seg, final long off, final long waitersOff,
                       final int val, final boolean priv) {
-        for (int spins = SPINS; spins > 0 && (waitersOff < 0 || get(seg, waitersOff) == 0); spins--) {
+        for (int spins = Tuning.MUSL_SPINS; spins > 0 && (waitersOff < 0 || get(seg, waitersOff) == 0); spins--) {
             if (get(seg, off) != val) {
                 return;
             }

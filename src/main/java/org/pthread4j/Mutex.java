@@ -1,11 +1,9 @@
 package org.pthread4j;
 
-import org.pthread4j.futex.Timespec;
-
 import org.pthread4j.futex.Errno;
-
 import org.pthread4j.futex.Futex;
 import org.pthread4j.futex.Futexes;
+import org.pthread4j.futex.Timespec;
 import org.pthread4j.internal.ThreadIds;
 import org.pthread4j.memory.Block;
 
@@ -18,6 +16,11 @@ import java.util.Objects;
  * NORMAL, RECURSIVE and ERRORCHECK mutexes, process-private or process-shared, stalled or
  * robust. Every method returns an errno as musl does; the uncontended paths make no futex
  * call and allocate nothing.
+ *
+ * <p>Memory consistency: actions of a thread before {@code unlock} happen-before the actions
+ * of a thread after a later successful {@code lock}, {@code trylock} or {@code timedlock}
+ * (result 0 or EOWNERDEAD) of the same mutex, in this process or, through shared memory, in
+ * another.
  *
  * <h2>Implementation overview</h2>
  *
@@ -36,96 +39,46 @@ import java.util.Objects;
  *   0x7fffffff              unlocked while inconsistent: ENOTRECOVERABLE for ever
  * </pre>
  *
- * <p>{@code _m_waiters} counts the threads in the sleeping phase of a lock. Lock is: one CAS
- * (0 to 16, or 0 to tid); on failure a bounded spin (musl: 100 {@code onSpinWait}s; here at
- * most {@code Backoff.PAUSES}, 1000, testing the word after 1, 2, 4 ... up to 64 of them, see
- * {@code Backoff}) that runs only while the word is busy and nobody sleeps (so a newcomer does
- * not overtake queued sleepers), and ends without a steal when the holder keeps taking the lock
- * back (then, untimed, a poll: see below); then a loop of: count myself in {@code _m_waiters},
- * CAS bit 31 into the value I saw, sleep on the futex while the word holds exactly that value,
- * count myself out, retry (musl's rule; under the bit rule the CAS and the sleep are one
- * set-bit-and-wait on any busy value, see "Sleeping on a busy word" below).
- * Unlock swaps the word to 0 and wakes one sleeper if the swapped-out value had bit 31 or (musl's
- * rule, see below) if {@code _m_waiters}, read before the swap, was nonzero.
- *
- * <p>The races this closes (docs/sources.md, "musl: the mutex"):
+ * <p>{@code _m_waiters} counts the threads in the sleeping phase of a lock. The code is musl's
+ * ({@code pthread_mutex_timedlock.c}, {@code pthread_mutex_trylock.c},
+ * {@code pthread_mutex_unlock.c}); how a thread sleeps and wakes is the mutex's
+ * {@link Protocol}, chosen once when the mutex is made: musl's own wherever the kernel serves
+ * the word (process-shared, robust, and private on a kernel backend), the parking protocol for
+ * a private word on the parking backend.
  * <ul>
- * <li><b>Lost wake-up.</b> A sleeper passes the exact value it saw, bit 31 included, to the
- *     futex wait, which compares and sleeps atomically with respect to wakes. An unlock that
- *     lands between the sleeper's look and its sleep changes the word, so the wait returns at
- *     once and the sleeper retries.</li>
- * <li><b>Why both a bit and a count.</b> A new owner's plain CAS from 0 drops bit 31 while
- *     others still sleep. musl's rule lets the count carry "someone sleeps" across it: unlock
- *     wakes whenever {@code _m_waiters} is nonzero. The count alone is not enough because
- *     unlock samples it <em>before</em> releasing: a sleeper that arrives after the sample
- *     either sets bit 31 before the swap (the swap returns it: wake) or fails its CAS after it
- *     (its wait returns at once).</li>
- * <li><b>The bit rule</b> (process-private mutexes). musl's rule wakes on every unlock while
- *     anyone is counted, also in the tens of microseconds between a wake and the woken thread's
- *     first run, when nobody sleeps to take it. Private mutexes wake only when bit 31 was set,
- *     and keep the bit true instead: a thread acquiring after a sleep while
- *     {@code _m_waiters} is nonzero records bit 31 with its CAS (a thread that has not slept
- *     took no wake and records nothing); a sleeper leaving without the
- *     lock (timeout, interrupt) while others are counted wakes one of them, since it may have
- *     taken the wake that carried the bit; a condvar waiter requeued onto the mutex relocks
- *     through the sleeping loop. So a plain locker's CAS from 0 drops the bit only while a woken
- *     thread is on its way to put it back. Process-shared and robust mutexes keep musl's rule,
- *     because a musl C process may share the word; {@value #COUNT_WAKES_PROPERTY}{@code =true}
- *     gives it to private ones too.</li>
- * <li><b>Sleeping on a busy word</b> (bit rule). A sleeper does not wait on the exact value it
- *     saw: a word that changes at every lock and unlock of the running threads would turn that
- *     wait away again and again (measured: most waits of 4 threads on 2 cores returned at once).
- *     It calls {@link Futex#setBitWait}: set bit 31 into whatever busy value the word holds and
- *     sleep, atomically on the parking backend. A thread that has not slept in this lock also
- *     <em>joins</em> sleepers already queued there, whatever the word holds, as a newcomer to a
- *     {@code java.util.concurrent} lock parks behind its queue; a woken thread never joins, it
- *     re-arms the bit (the wake chain above), which is what makes joining safe.</li>
- * <li><b>Sleeping on a word of its own</b> (bit rule, kernel backends). The kernel's wait
- *     compares one exact value, so a set-bit-and-wait composed from a CAS and a wait on the lock
- *     word is turned away whenever the word moved in the microsecond before the sleep, and each
- *     attempt costs the holder a wake syscall (measured, 4 threads on 2 cores: about 340,000
- *     waits a second returned at once, about 1,000 slept). There, sleepers wait on
- *     {@link MutexLayout#SEQ} instead, a word that moves only when a wake is due: read it, set
- *     bit 31 into the busy lock word, wait while it is unchanged; an unlock that finds bit 31,
- *     still holding, takes the bit out, <em>then</em> moves the sequence, then releases and
- *     wakes ({@link SeqSleep}, proved by {@code MutexSeqSleepTest} and jcstress
- *     {@code MutexBitRuleTest}). A condvar requeues its
- *     waiters onto that word too ({@link #sleepOffset()}).</li>
- * <li><b>A woken thread that loses the race polls</b> (bit rule, untimed locks). A woken
- *     thread that finds the lock taken again would re-arm bit 31 at once, and the holder's next
- *     unlock, a few nanoseconds later, would wake another sleeper, who mostly loses the race too:
- *     with 4 threads on 2 cores the wake went round the sleepers without end, each costing the
- *     holder a wake and keeping a second CPU busy. Instead it polls first: up to
- *     {@link #POLLS} timed waits of {@link #POLL_NANOS} on the word it saw (the wake sequence on
- *     the kernel backends), without the bit, each followed by a {@code trylock} that records the
- *     bit. The sleepers behind it stay asleep and the holder's unlocks stay single CASes; the
- *     poller is still the woken thread the bit rule counts on, so it either acquires (recording
- *     the bit for them), or, the polls spent, sleeps with the bit, or, interrupted, passes its
- *     wake on. A lock released for good is seen within one poll. {@value #POLLS_PROPERTY}{@code =0}
- *     turns it off.</li>
- * <li><b>A locker that meets a holder relocking polls</b> (every mutex, untimed locks). musl's
- *     spin takes the first free word it sees; when the holder freed it only between two of its own
- *     locks, that steals it from a running thread that wants it back at once, which then spins
- *     and steals it back: two CPUs passing the lock's line at every round (seed 000's stress, 4
- *     threads on 2 cores: 300,000-500,000 changes of owner a second, against 5,000-25,000 for
- *     {@code ReentrantLock}). Here the spin looks at a free word twice more before it ends on it
- *     and stops after two relocks ({@code Backoff}); the thread then makes up to {@link #POLLS}
- *     plain timed sleeps, from {@link #POLL_NANOS} doubling up to 8 times that, each followed
- *     by a {@code trylock} that records nothing, before its first sleep. The poller is neither
- *     counted in {@code _m_waiters} nor on a futex queue and sets no bit, so the holder's unlocks
- *     owe it no wake (under musl's rule an unlock wakes while anyone is counted; on the kernel
- *     backends the holder's next unlock claimed the bit of a fresh sleeper before it was inside
- *     its wait), and it takes no wake meant for a sleeper, a musl C process's among them: to the
- *     protocol it is a thread still in musl's {@code a_spin}, and having taken no wake it owes
- *     none. A condvar waiter's relock
- *     ({@link #relock()}) keeps musl's spin, which takes the first free word: it meets a signaler
- *     about to release. {@code pthread4j.spin.relocks=0} restores musl's spin and the sleep at
- *     once everywhere.</li>
- * <li><b>Destroy after unlock.</b> Unlock reads and writes everything it needs before its
- *     releasing swap (a CAS on the wake-sequence path, after the sequence moved) and afterwards
- *     touches nothing but the futex wake, which never reads the memory; so another thread may
- *     lock, unlock, destroy and free the mutex the moment the release lands (POSIX allows
- *     exactly that).</li>
+ * <li><b>Lock</b>: one CAS (0 to 16, or 0 to tid); on failure {@code trylock}, the protocol's
+ *     spin (musl: 100 pauses while the word is busy and nobody sleeps), then a loop: trylock;
+ *     read the word; if it is held, sleep once through the protocol; retry. A sleep that ends
+ *     in ETIMEDOUT, EINTR or EINVAL ends the lock.</li>
+ * <li><b>Unlock</b>: read the waiter count the protocol wants read (musl's rule:
+ *     {@code _m_waiters}; the parking protocol's: none), swap the word to 0, and wake one
+ *     sleeper if that count was nonzero or the swapped-out value had bit 31.</li>
+ * </ul>
+ *
+ * <p>The races this closes ({@code docs/sources.md}, "musl: the mutex"):
+ * <ul>
+ * <li><b>Lost wake-up.</b> Under musl's protocol a sleeper counts itself in
+ *     {@code _m_waiters}, CASes bit 31 into the exact value it saw and waits on that value,
+ *     which the futex compares and sleeps on atomically with respect to wakes: an unlock that
+ *     lands between its look and its sleep changes the word, and the wait returns at once. The
+ *     count carries "someone sleeps" across a new owner's plain CAS from 0, which drops bit 31:
+ *     unlock wakes whenever the count, read before the swap, is nonzero; a sleeper that arrives
+ *     after that read either set bit 31 before the swap (the swap returns it) or fails its CAS
+ *     after it (its wait returns at once).</li>
+ * <li><b>The bit rule</b> (the parking protocol). An unlock wakes only when bit 31 was set,
+ *     so an unlock costs one atomic even while sleepers are counted. The sleeper sets bit 31
+ *     and queues itself in one step under the parking table's lock, so an unlock that sees the
+ *     bit always finds it. What keeps the bit true while sleepers remain is a chain: a thread
+ *     that took a wake either acquires and records bit 31 with its CAS while others are
+ *     counted, or sleeps again with the bit, or, leaving without the lock, wakes another
+ *     sleeper; a condvar waiter requeued onto the word relocks as one that took a wake
+ *     ({@link #lockRequeued()}). A plain locker's CAS from 0 drops the bit only while a woken
+ *     thread is on its way to put it back; and so a thread that has not taken a wake may join
+ *     the sleepers already queued, whatever the word holds.</li>
+ * <li><b>Destroy after unlock.</b> Unlock reads everything it needs before its releasing swap
+ *     and afterwards touches nothing but the futex wake, which never reads the memory; so
+ *     another thread may lock, unlock, destroy and free the mutex the moment the release lands
+ *     (POSIX allows exactly that).</li>
  * </ul>
  * Every word access is volatile (musl treats each atomic as a full barrier), so the swap of
  * an unlock cannot pass its own earlier read of {@code _m_waiters}.
@@ -189,82 +142,34 @@ import java.util.Objects;
  *     has no owner and simply stays locked.</li>
  * </ul>
  *
- * <h2>Backends</h2>
+ * <h2>Backends and protocols</h2>
  *
  * <p>A process-private, non-robust mutex sleeps on {@link MutexAttr#futex()} or
  * {@link Futexes#defaultPrivate()} with the private flag; a process-shared or robust one on
  * {@link Futexes#shared()} (or the attributes' backend, which must serve shared words)
  * without it. All views of one private mutex must use the same backend, or a waker and a
- * sleeper do not meet.
+ * sleeper do not meet. A private mutex on the parking backend runs the parking protocol; every
+ * other mutex runs musl's ({@link #sleepProtocol()}).
  *
  * <h2>Differences from musl</h2>
  * <ul>
  * <li>Priority inheritance (type bit 8) is not supported; {@link #attach} refuses it.</li>
- * <li>Process-private mutexes wake by the bit rule and sleep by set-bit-and-wait (above). With
- *     seed 000's stress at 4 threads on 2 cores the bit rule gave 0.26-0.36x
- *     {@code ReentrantLock}'s throughput where musl's rule gave 0.16-0.17x
- *     ({@code ./pthread4j bench lock --threads 2,4}, same runs); set-bit-and-wait with joining
- *     raised it to 0.77-0.83x on the parking backend ({@code ./pthread4j bench lock}, two runs;
- *     JMH {@code MutexBenchmark -t 4}: 0.67-0.69x). On the kernel backends they sleep on the
- *     wake sequence {@link MutexLayout#SEQ} (a word musl leaves unused): 0.24-0.25x before,
- *     0.34-0.40x after ({@code ./pthread4j bench lock}, linux and linux-noprivate, 4 threads, five runs).</li>
- * <li>The spin ends without a steal when the holder keeps relocking, and the locker then polls
- *     uncounted before its first sleep (above); musl takes the first free word and sleeps at
- *     once. Seed 000's stress, 4 threads on 2 cores, three runs alternated with
- *     the build before ({@code ./pthread4j bench lock cond ipc --threads 2,4}): parking 0.35-0.74x
- *     {@code ReentrantLock} to 1.01-1.02x, linux 0.33-0.46x to 1.02-1.04x, process-shared
- *     0.26-0.27x to 0.94-1.02x; 2 threads 0.45-1.71x to 1.67-2.01x. A condvar waiter relocks
- *     with musl's spin ({@link #relock()}).</li>
+ * <li>A private mutex on the parking backend wakes by the bit rule, sleeps by
+ *     set-bit-and-wait, and spins for a time rather than 100 pauses (the parking protocol,
+ *     above). A C process cannot share such a word, so no musl code ever sees it.</li>
  * <li>An unlock that makes a robust mutex unrecoverable wakes every sleeper (musl wakes one,
  *     which leaves the others asleep for ever); each then returns ENOTRECOVERABLE.</li>
  * <li>{@link #timedLock(int, Timespec, boolean)} takes a clock and can be interruptible.</li>
  * </ul>
  *
- * <p>Memory consistency: actions of a thread before {@code unlock} happen-before the actions
- * of a thread after a later successful {@code lock}, {@code trylock} or {@code timedlock}
- * (result 0 or EOWNERDEAD) of the same mutex, in this process or, through shared memory, in
- * another.
- *
  * <p>See {@code docs/02-mutex.md}: the words, the states, the races and the tests that prove them.
  */
 public final class Mutex {
-    /**
-     * The property that gives process-private mutexes musl's exact wake rule (an unlock wakes
-     * when {@code _m_waiters} is nonzero or bit 31 was set) instead of the bit rule; see
-     * "Differences from musl" in the class overview.
-     */
-    public static final String COUNT_WAKES_PROPERTY = "pthread4j.mutex.countWakes";
-
-    /** {@value #COUNT_WAKES_PROPERTY}: whether private mutexes wake as musl does. */
-    static final boolean COUNT_WAKES = Boolean.getBoolean(COUNT_WAKES_PROPERTY);
-
-    /** The property that sets {@link #POLLS}. */
-    public static final String POLLS_PROPERTY = "pthread4j.mutex.polls";
-
-    /** The property that sets {@link #POLL_NANOS}. */
-    public static final String POLL_NANOS_PROPERTY = "pthread4j.mutex.pollNanos";
-
-    /**
-     * How many timed waits a woken thread that finds the lock taken makes before it sleeps with
-     * bit 31 (bit rule, untimed locks; 0: it re-arms the bit at once); and how many plain timed
-     * sleeps an untimed locker whose spin saw the holder take the lock back at once makes before
-     * its first sleep (0: it sleeps at once). Default 20.
-     */
-    public static final int POLLS = Math.max(0, Integer.getInteger(POLLS_PROPERTY, 20));
-
-    /**
-     * How long each of a woken thread's waits lasts, and the first sleep of a locker's poll
-     * (doubling up to 8 times this), in nanoseconds: default 50,000 (50 µs); a setting is held
-     * to 1 ns - 1 s, so a deadline computed from it cannot overflow.
-     */
-    public static final long POLL_NANOS = Math.min(1_000_000_000L, Math.max(1, Long.getLong(POLL_NANOS_PROPERTY, 50_000L)));
-
     private static final VarHandle INT = Block.INT;
     private static final long TYPE = MutexLayout.TYPE;
     private static final long LOCK = MutexLayout.LOCK;
     private static final long WAITERS = MutexLayout.WAITERS;
     private static final long COUNT = MutexLayout.COUNT;
-    private static final long SEQ = MutexLayout.SEQ;
     private static final int OWNER_MASK = MutexLayout.OWNER_MASK;
     private static final int OWNER_DIED = MutexLayout.OWNER_DIED;
     private static final int WAITERS_BIT = MutexLayout.WAITERS_BIT;
@@ -296,19 +201,11 @@ public final class Mutex {
     private final boolean robust;
     /** On the owner's kernel robust list while held: robust, or owner-tracked and process-shared. */
     private final boolean linked;
+    /** musl's {@code priv}: futex calls on {@code _m_lock} carry the private flag. */
     private final boolean priv;
-    /**
-     * musl's wake rule: unlock wakes when {@code _m_waiters} is nonzero or bit 31 was set.
-     * Process-shared and robust mutexes always use it (a musl process may share the word);
-     * process-private ones use the bit rule unless {@link #COUNT_WAKES}.
-     */
-    private final boolean countWakes;
-    /**
-     * Sleepers wait on {@code SEQ}, not on {@code _m_lock}: the bit rule on a backend whose
-     * set-bit-and-wait is not atomic (see "Sleeping on a word of its own" in the overview).
-     */
-    private final boolean seqSleep;
     private final Futex futex;
+    /** How its threads sleep and wake. */
+    private final Protocol protocol;
     private final MutexAttr attr;
 
     /**
@@ -318,13 +215,21 @@ public final class Mutex {
      *
      * @param block the block: at least {@link MutexLayout#SIZE} bytes, 8-byte aligned
      * @param attr  the attributes ({@link MutexAttr#DEFAULT} for a NORMAL private mutex)
-     * @throws IllegalArgumentException when the block is too small or misaligned
+     * @throws IllegalArgumentException when the block is too small or misaligned, or a
+     *                                  process-shared or robust mutex is given a backend that
+     *                                  cannot serve shared words
      */
     public Mutex(final Block block, final MutexAttr attr) {
-        this(block, Objects.requireNonNull(attr, "attr"), attr.bits(), attr.futex(), true);
+        this(block, attr, Tuning.DEFAULT);
     }
 
-    private Mutex(final Block block, final MutexAttr attr, final int type, final Futex requested, final boolean init) {
+    /** {@link #Mutex(Block, MutexAttr)} with other bounds for the parking protocol (tests). */
+    Mutex(final Block block, final MutexAttr attr, final Tuning tuning) {
+        this(block, Objects.requireNonNull(attr, "attr"), attr.bits(), attr.futex(), true, tuning);
+    }
+
+    private Mutex(final Block block, final MutexAttr attr, final int type, final Futex requested, final boolean init,
+                  final Tuning tuning) {
         MutexLayout.checkBlock(Objects.requireNonNull(block, "block"));
         MutexLayout.checkType(type);
         this.block = block;
@@ -336,7 +241,6 @@ public final class Mutex {
         final boolean shared = robust || (type & MutexLayout.PSHARED) != 0;
         this.linked = robust || (tracked && (type & MutexLayout.PSHARED) != 0);
         this.priv = !shared;
-        this.countWakes = shared || COUNT_WAKES;
         if (shared) {
             if (requested != null && !requested.supportsShared()) {
                 throw new IllegalArgumentException("backend " + requested.name()
@@ -347,7 +251,7 @@ public final class Mutex {
         } else {
             this.futex = requested != null ? requested : Futexes.defaultPrivate();
         }
-        this.seqSleep = !countWakes && !futex.atomicSetBitWait();
+        this.protocol = Protocol.of(futex, priv, seg, LOCK, WAITERS, tuning);
         this.attr = attr != null ? attr : MutexAttr.ofBits(type, requested);
         if (init) {
             seg.asSlice(0, MutexLayout.SIZE).fill((byte) 0);
@@ -396,7 +300,7 @@ public final class Mutex {
             throw new IllegalArgumentException("not a mutex: negative waiter count " + block.get(WAITERS)
                 + " or recursion count " + block.get(COUNT) + " in " + block);
         }
-        return new Mutex(block, null, type, futex, false);
+        return new Mutex(block, null, type, futex, false, Tuning.DEFAULT);
     }
 
     // ---------------------------------------------------------------------------------------
@@ -420,28 +324,10 @@ public final class Mutex {
      *                                       process-shared mutex
      */
     public int lock() {
-        return lock(Backoff.RELOCKS);
-    }
-
-    /**
-     * Relocks after a condvar wait ({@link Cond}): {@link #lock()}, except that the spin takes the
-     * first free word, as musl's does. The waiter was signaled (or gave up) and meets a signaler
-     * about to release the mutex: a handoff, where taking the word between the signaler's unlock
-     * and its next lock is what lets the turn pass (seed 002's ping-pong: a waiter that waited out
-     * such relocks instead ran 0.6x as many round trips, between processes too).
-     *
-     * @return as {@link #lock()}
-     */
-    int relock() {
-        return lock(0);
-    }
-
-    /** {@link #lock()}, with the spin ending after {@code relocks} relocks (0: at the first free word). */
-    private int lock(final int relocks) {
         if (tryLockFree() == 0) {
             return 0;
         }
-        return lockSlow(Timespec.CLOCK_REALTIME, null, false, false, relocks);
+        return lockSlow(Timespec.CLOCK_REALTIME, null, false, 0);
     }
 
     /**
@@ -524,37 +410,26 @@ public final class Mutex {
         if (!tracked && (int) INT.compareAndExchange(seg, LOCK, 0, EBUSY) == 0) {
             return 0;
         }
-        return lockSlow(clock, abs, interruptible, false, Backoff.RELOCKS);
+        return lockSlow(clock, abs, interruptible, 0);
     }
 
     /**
-     * The body of musl's {@code __pthread_mutex_timedlock} after its fast path.
+     * The body of musl's {@code __pthread_mutex_timedlock} after its fast path, with the
+     * protocol's sleep where musl counts itself in, sets bit 31 and waits.
      *
-     * @param woken   whether the caller slept on the mutex's word already (a requeued condvar
-     *                waiter): its first {@code trylock} records bit 31 while others are counted
-     * @param relocks the relocks that end the spin ({@link Backoff#whileNonzero}); 0 for a
-     *                condvar waiter's relock, whose spin takes the first free word
+     * @param sleeps the sleeps the caller made on this mutex's word already: 1 for a condvar
+     *               waiter requeued onto it, else 0
      */
-    private int lockSlow(final int clock, final Timespec abs, final boolean interruptible, final boolean woken,
-                         final int relocks) {
+    private int lockSlow(final int clock, final Timespec at, final boolean interruptible, int sleeps) {
         final Self me = tracked ? self() : null;
         final RobustList self = linked ? me.robust() : null;
         final int tid = tracked ? me.tid : 0;
-        boolean slept = woken;
-        int r = tryLock(tid, self, slept);
+        int r = tryLock(tid, self, protocol.mark(sleeps));
         if (r != EBUSY) {
             return r;
         }
-        // musl: spin 100 times while the word is busy and nobody sleeps; here with backoff, and
-        // ending early when the holder keeps taking the lock back (Backoff). Then, untimed, this
-        // thread polls uncounted before its first sleep (class overview).
-        if (Backoff.whileNonzero(seg, LOCK, WAITERS, relocks) && abs == null && POLLS > 0) {
-            r = Backoff.pollUncounted(this, interruptible, () -> tryLock(tid, self, false));
-            if (r != EBUSY) {
-                return r;
-            }
-        }
-        while ((r = tryLock(tid, self, slept)) == EBUSY) {
+        protocol.spin();
+        while ((r = tryLock(tid, self, protocol.mark(sleeps))) == EBUSY) {
             r = (int) INT.getVolatile(seg, LOCK);
             final int own = r & OWNER_MASK;
             if (own == 0 && (r == 0 || robust)) {
@@ -563,95 +438,19 @@ public final class Mutex {
             if (kind == MutexLayout.ERRORCHECK && own == tid) {
                 return Errno.EDEADLK;
             }
-            INT.getAndAdd(seg, WAITERS, 1);
-            // musl: a_cas(r -> r | bit), then wait on r | bit. Here one set-and-wait (seed 000's
-            // FUTEX_SET_WAIT), which backends without it compose from exactly that CAS and wait;
-            // the parking backend sets the bit and queues the sleeper under its bucket lock, so
-            // an unlock that sees the bit always finds the sleeper to wake.
-            //
-            // Bit rule: the sleep sets the bit in whatever busy value the word holds by then (a
-            // word that changes at every lock and unlock of the running threads would turn an
-            // exact-value sleep away again and again), and a thread that has not slept joins the
-            // sleepers already queued, whatever the word holds, as a newcomer to
-            // java.util.concurrent's locks parks behind their queue. The wake chain that makes
-            // joining safe: each woken thread re-arms the bit, by acquiring (trylock's mark) or
-            // by going back to sleep (never joining), so while any sleeper is counted, one is
-            // woken after another.
-            final int e = countWakes ? futex.setWait(seg, LOCK, r, r | WAITERS_BIT, priv, clock, abs, interruptible)
-                : seqSleep ? SeqSleep.await(futex, seg, LOCK, SEQ, 1, priv, clock, abs, interruptible)
-                : futex.setBitWait(seg, LOCK, WAITERS_BIT, 1, !slept, priv, clock, abs, interruptible);
-            INT.getAndAdd(seg, WAITERS, -1);
-            if (e == Errno.ETIMEDOUT || e == Errno.EINVAL || (e == Errno.EINTR && interruptible)) {
-                // Bit rule: this thread may have taken the wake meant to carry bit 31 to the
-                // others; leaving without the lock, it passes that wake on.
-                if (!countWakes && (int) INT.getVolatile(seg, WAITERS) != 0) {
-                    SeqSleep.passWake(futex, seg, LOCK, SEQ, seqSleep, priv);
-                }
-                return e;
-            }
-            // EAGAIN: this thread did not sleep, so it took no wake and stays free to join.
-            slept |= e == 0;
-            if (e == 0 && !countWakes && abs == null && POLLS > 0) {
-                r = SeqSleep.poll(futex, seg, LOCK, SEQ, seqSleep, WAITERS, priv, OWNER_MASK, 1, interruptible,
-                    () -> tryLock(tid, self, true));
-                if (r != EBUSY) {
-                    return r;
-                }
+            r = protocol.sleep(r, 1, sleeps, clock, at, interruptible);
+            if (r == 0) {
+                sleeps++;
+            } else if (r != Errno.EAGAIN) {
+                protocol.leave();
+                return r;
             }
         }
         return r;
     }
 
-    /**
-     * The releasing step of a {@link #seqSleep} mutex ({@link SeqSleep}), from {@code w}, the word
-     * as the holder last read it, to 0. While bit 31 is set, the holder first takes it out
-     * ({@link SeqSleep#claim}), then moves the sequence, then releases; each step while it still
-     * holds the mutex, so unlock touches nothing of the mutex after releasing it. A sleeper that
-     * set the bit again after the claim makes the releasing CAS fail, and its bit gets a move of
-     * its own. One wake follows: the woken thread re-arms the bit for any other (the bit rule).
-     */
-    private void releaseSeq(int w) {
-        boolean moved = false;
-        for (;;) {
-            if (w < 0) {
-                final int x = SeqSleep.claim(seg, LOCK, SEQ, w);
-                if (x != w) {
-                    w = x;
-                    continue;
-                }
-                w &= Integer.MAX_VALUE;
-                moved = true;
-            }
-            final int x = (int) INT.compareAndExchange(seg, LOCK, w, 0);
-            if (x == w) {
-                break;
-            }
-            w = x;
-        }
-        if (moved) {
-            futex.wake(seg, SEQ, 1, priv);
-        }
-    }
-
-    /**
-     * Locks a mutex after sleeping on its word elsewhere: for a condvar waiter that was requeued
-     * onto the mutex and woken by an unlock. Skips the fast path, so the acquisition records bit
-     * 31 while others sleep (the bit rule; see the class overview); spins as {@link #relock()}.
-     *
-     * @return as {@link #lock()}
-     */
-    int lockWoken() {
-        return lockSlow(Timespec.CLOCK_REALTIME, null, false, true, 0);
-    }
-
-    /**
-     * The lock step of the sleeping loop: musl's trylock, except that under the bit rule an
-     * acquisition made after a sleep while {@code _m_waiters} is nonzero records bit 31 (the
-     * unlock that woke this thread took it away), so that its unlock wakes the next sleeper. A
-     * thread that has not slept took no wake and records nothing.
-     */
-    private int tryLock(final int tid, final RobustList self, final boolean slept) {
-        final int mark = slept && !countWakes && (int) INT.getVolatile(seg, WAITERS) != 0 ? WAITERS_BIT : 0;
+    /** musl's {@code __pthread_mutex_trylock}; {@code mark} is or-ed into the acquiring CAS. */
+    private int tryLock(final int tid, final RobustList self, final int mark) {
         if (!tracked) {
             return (int) INT.compareAndExchange(seg, LOCK, 0, EBUSY | mark) & EBUSY;
         }
@@ -721,12 +520,13 @@ public final class Mutex {
      *     unlocked after EOWNERDEAD without {@link #consistent()} becomes unrecoverable.
      */
     public int unlock() {
-        final int waiters = countWakes ? (int) INT.getVolatile(seg, WAITERS) : 0;
+        final int waiters = protocol.waiters();
         if (tracked) {
-            if (!linked && !countWakes) {
-                // Bit rule, not on a robust list: when the word is exactly our tid (no bit 31)
-                // and no recursion is pending, one CAS releases. The count is read first: it is
-                // ours if the CAS succeeds, and the CAS fails for a non-owner.
+            if (!linked && waiters == 0) {
+                // Nobody counted and the word exactly our tid (no bit 31) with no recursion
+                // pending: the swap would return tid and wake nobody, so one CAS releases. The
+                // count is read first: it is ours if the CAS succeeds, and the CAS fails for a
+                // thread that does not own the mutex.
                 final int tid = self().tid;
                 if ((kind != MutexLayout.RECURSIVE || (int) INT.get(seg, COUNT) == 0)
                     && (int) INT.compareAndExchange(seg, LOCK, tid, 0) == tid) {
@@ -735,13 +535,9 @@ public final class Mutex {
             }
             return unlockOwner(waiters);
         }
-        if (seqSleep) {
-            releaseSeq(EBUSY);
-            return 0;
-        }
         final int cont = (int) INT.getAndSet(seg, LOCK, 0);
         if (waiters != 0 || cont < 0) {
-            futex.wake(seg, LOCK, 1, priv);
+            protocol.wake(1);
         }
         return 0;
     }
@@ -765,13 +561,9 @@ public final class Mutex {
         if (list != null) {
             return unlockLinked(list, waiters, next);
         }
-        if (seqSleep) {
-            releaseSeq(old);
-            return 0;
-        }
         final int cont = (int) INT.getAndSet(seg, LOCK, next);
         if (waiters != 0 || cont < 0) {
-            futex.wake(seg, LOCK, 1, priv);
+            protocol.wake(1);
         }
         return 0;
     }
@@ -781,7 +573,7 @@ public final class Mutex {
         final boolean found = self.unlink(seg);
         final int cont = (int) INT.getAndSet(seg, LOCK, next);
         if (waiters != 0 || cont < 0) {
-            futex.wake(seg, LOCK, next == MutexLayout.UNRECOVERABLE ? -1 : 1, priv);
+            protocol.wake(next == MutexLayout.UNRECOVERABLE ? -1 : 1);
         }
         // Unlike musl, list_op_pending is cleared only after the wake: a thread killed between
         // the releasing swap and the wake then still names this mutex, and the kernel's exit
@@ -793,6 +585,73 @@ public final class Mutex {
             self.purge();
         }
         return 0;
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // what a condvar wait does to its mutex: pthread_cond_timedwait.c
+
+    /**
+     * musl's check at the start of a condvar wait:
+     * {@code (m->_m_type&15) && (m->_m_lock&INT_MAX) != self->tid} fails the wait with EPERM.
+     *
+     * @return whether the calling thread may wait with this mutex
+     */
+    boolean waitPermitted() {
+        return !tracked || ((int) INT.getVolatile(seg, LOCK) & Integer.MAX_VALUE) == self().tid;
+    }
+
+    /**
+     * Relocks after sleeping on this mutex's word: a condvar waiter requeued onto it, which an
+     * unlock of the mutex woke. Under the bit rule it took the wake that carried bit 31, so its
+     * acquisition records the bit while others are counted (it skips the fast path, whose CAS
+     * records nothing); under musl's protocol this is {@link #lock()}.
+     *
+     * @return as {@link #lock()}
+     */
+    int lockRequeued() {
+        return lockSlow(Timespec.CLOCK_REALTIME, null, false, 1);
+    }
+
+    /**
+     * Counts in {@code _m_waiters} condvar waiters that sleep on this mutex's word without
+     * having counted themselves (requeued onto it): while counted, every unlock under musl's
+     * rule wakes, and every acquisition after a wake under the bit rule records bit 31.
+     * Called by the first waiter of a signaled group, with {@link #uncountRequeued()} by the
+     * last.
+     */
+    void countRequeued() {
+        INT.getAndAdd(seg, WAITERS, 1);
+    }
+
+    /** Undoes {@link #countRequeued()}. */
+    void uncountRequeued() {
+        INT.getAndAdd(seg, WAITERS, -1);
+    }
+
+    /**
+     * {@code val = m->_m_lock; if (val > 0) a_cas(&m->_m_lock, val, val | 0x80000000);}: the
+     * holder about to requeue a condvar waiter onto the word makes its own unlock wake it.
+     */
+    void markWaiters() {
+        final int val = (int) INT.getVolatile(seg, LOCK);
+        if (val > 0) {
+            INT.compareAndExchange(seg, LOCK, val, val | WAITERS_BIT);
+        }
+    }
+
+    /**
+     * Moves one thread asleep on another futex word to sleep on this mutex's word, without
+     * waking it ({@code FUTEX_REQUEUE}), if the mutex can take it: its word is private and
+     * sleeps on the same backend (a robust mutex sleeps with shared operations, and one call
+     * cannot move a waiter between a private and a shared key, or between two backends).
+     *
+     * @param from the backend of the word the thread sleeps on
+     * @param seg  that word's segment
+     * @param off  its offset
+     * @return false when the mutex cannot take it (or the requeue failed): wake it instead
+     */
+    boolean requeue(final Futex from, final MemorySegment seg, final long off) {
+        return priv && from == futex && futex.requeue(seg, off, 0, 1, this.seg, LOCK, true) >= 0;
     }
 
     // ---------------------------------------------------------------------------------------
@@ -898,23 +757,6 @@ public final class Mutex {
         return block;
     }
 
-    /**
-     * {@return the offset in the block of the word its lock sleepers wait on (and a condvar
-     *     requeues its waiters onto): {@link MutexLayout#SEQ} for a process-private mutex on a
-     *     backend without an atomic set-bit-and-wait, else {@link MutexLayout#LOCK}}
-     */
-    public long sleepOffset() {
-        return seqSleep ? SEQ : LOCK;
-    }
-
-    /**
-     * The spin a requeued condvar waiter's relock makes (musl's relock would spin, woken with
-     * {@code _m_waiters} still 0): while the word is busy, whatever the waiter count.
-     */
-    void spinWhileHeld() {
-        Backoff.whileNonzero(seg, LOCK, -1, 0);
-    }
-
     /** {@return the backend its lock word sleeps on} */
     public Futex futex() {
         return futex;
@@ -925,10 +767,15 @@ public final class Mutex {
         return priv;
     }
 
+    /** {@return how its threads sleep and wake (see "Backends and protocols" in the class overview)} */
+    public SleepProtocol sleepProtocol() {
+        return protocol.kind();
+    }
+
     @Override
     public String toString() {
         final int w = (int) INT.getVolatile(seg, LOCK);
         return "Mutex[" + attr + ", " + state() + ", lock=0x" + Integer.toHexString(w)
-            + ", waiters=" + waiterCount() + ", " + futex.name() + "]";
+            + ", waiters=" + waiterCount() + ", " + protocol + "]";
     }
 }

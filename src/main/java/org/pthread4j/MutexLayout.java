@@ -16,7 +16,6 @@ import org.pthread4j.memory.Block;
  *   0      _m_type      attribute bits, written once by init: kind | ROBUST | PSHARED
  *   4      _m_lock      the futex word: owner tid, OWNER_DIED, WAITERS_BIT (NORMAL: 0 / EBUSY)
  *   8      _m_waiters   threads in the sleeping phase of lock
- *  12      (sequence)   private mutexes on a kernel backend only: the word sleepers wait on
  *  20      _m_count     extra recursive acquisitions (0 = held once)
  *  24      _m_prev      robust list: address of the slot that points at this node
  *  32      _m_next      robust list: this field IS the node; the next node or the list head
@@ -36,14 +35,6 @@ public final class MutexLayout {
     public static final int LOCK = TYPE + 4;
     /** {@code _m_waiters} ({@code __vi[2]}): how many threads sleep (or are about to) in lock. */
     public static final int WAITERS = LOCK + 4;
-    /**
-     * {@code __i[3]}, unused by musl: the wake sequence of a process-private mutex on a backend
-     * without an atomic set-bit-and-wait (the kernel). Its sleepers wait on this word, which
-     * changes only when a wake is due, instead of on {@code _m_lock}, which changes at every
-     * lock and unlock; see {@link Mutex}. Zero and untouched for every other mutex, so a musl
-     * process sharing a mutex never sees it move.
-     */
-    public static final int SEQ = WAITERS + 4;
     /** {@code _m_count} ({@code __i[5]}): recursive acquisitions beyond the first. */
     public static final int COUNT = 20;
     /** {@code _m_prev} ({@code __p[3]}): robust-list back link, the slot that points at this node. */

@@ -69,15 +69,17 @@ public final class Once {
      *
      * @param block        at least 4 bytes, 4-byte aligned
      * @param pshared      whether processes mapping the block share it (an extension, see above)
-     * @param privateFutex backend of a private once, or null for the default
-     * @throws IllegalArgumentException when the block is unsuitable
+     * @param privateFutex backend of a private once (of a process-shared one: a backend that
+     *                     serves shared words), or null for the default
+     * @throws IllegalArgumentException when the block is unsuitable, or a process-shared once is
+     *                                  given a backend that cannot serve shared words
      */
     public Once(final Block block, final boolean pshared, final Futex privateFutex) {
         OnceLayout.checkBlock(block);
         this.block = block;
         this.seg = block.segment();
         this.priv = !pshared;
-        this.futex = Backing.futex(pshared, privateFutex);
+        this.futex = Backing.futex(pshared, privateFutex, "process-shared once");
         block.set(CONTROL, NOT_RUN);
     }
 
@@ -105,13 +107,15 @@ public final class Once {
      *
      * @param block        the block
      * @param pshared      whether it is process-shared
-     * @param privateFutex backend of a private once, or null for the default
+     * @param privateFutex backend of a private once (of a process-shared one: a backend that
+     *                     serves shared words), or null for the default
      * @return the view
-     * @throws IllegalArgumentException when the word is not a state 0-3
+     * @throws IllegalArgumentException when the word is not a state 0-3, or a process-shared
+     *                                  once is given a backend that cannot serve shared words
      */
     public static Once attach(final Block block, final boolean pshared, final Futex privateFutex) {
         OnceLayout.checkInitialized(block);
-        return new Once(block, Backing.futex(pshared, privateFutex), !pshared);
+        return new Once(block, Backing.futex(pshared, privateFutex, "process-shared once"), !pshared);
     }
 
     /**

@@ -6,10 +6,11 @@ import java.util.List;
 
 /**
  * The attributes of a {@link RwLock}, musl's {@code pthread_rwlockattr_t}: whether the lock is
- * process-shared ({@code pthread_rwlockattr_setpshared}), and, for a private lock, which futex
- * backend it sleeps on ({@code null} for {@link org.pthread4j.futex.Futexes#defaultPrivate()}). A
- * process-shared lock always uses the kernel ({@link org.pthread4j.futex.Futexes#shared()}) and
- * ignores the backend. Immutable; made by {@link #builder()}.
+ * process-shared ({@code pthread_rwlockattr_setpshared}), and which futex backend it
+ * sleeps on ({@code null} for {@link org.pthread4j.futex.Futexes#defaultPrivate()}). A
+ * process-shared lock sleeps on the backend given, which must serve shared words (the rwlock
+ * refuses one that cannot), or on the kernel ({@link org.pthread4j.futex.Futexes#shared()}).
+ * Immutable; made by {@link #builder()}.
  *
  * <pre>{@code
  * RwLockAttr attr = RwLockAttr.builder().pshared(true).build();   // RwLockAttr.PSHARED

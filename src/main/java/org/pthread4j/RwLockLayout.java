@@ -7,10 +7,8 @@ import org.pthread4j.memory.Block;
  * {@code __u} of {@code int __i[14]}, {@code volatile int __vi[14]}, {@code void *__p[7]}), and
  * the bits of its lock word. Names follow {@code src/internal/pthread_impl.h}.
  *
- * <p>musl's initializer is all zeros: an unlocked, private lock. Bytes 12 to 15 are the wake
- * sequence of a process-private lock on a backend without an atomic set-bit-and-wait, bytes 16
- * to 19 a process-private lock's count of sleeping readers (musl uses neither: a process-shared
- * lock keeps them zero); bytes 20 to 55 are never used and stay zero.
+ * <p>musl's initializer is all zeros: an unlocked, private lock. Bytes 12 to 55 are never used
+ * and stay zero.
  *
  * <p>See {@code docs/04-rwlock.md}: the words, the states, the races and the tests that prove them.
  */
@@ -26,21 +24,8 @@ public final class RwLockLayout {
     public static final int WAITERS = LOCK + 4;
     /** {@code _rw_shared} ({@code __i[2]}): {@link #PSHARED} for a process-shared lock, else 0. */
     public static final int SHARED = WAITERS + 4;
-    /**
-     * {@code __i[3]}, unused by musl: the wake sequence of a process-private lock on a backend
-     * without an atomic set-bit-and-wait (the kernel). Its sleepers wait on this word, which
-     * changes only when a wake is due, instead of on {@link #LOCK}, which changes at every lock
-     * and unlock; see {@link RwLock}. Zero for a process-shared lock.
-     */
-    public static final int SEQ = SHARED + 4;
-    /**
-     * {@code __i[4]}, unused by musl: how many of the threads counted in {@link #WAITERS} are
-     * readers, in a process-private lock (the bit rule's readers' chain, see {@link RwLock}).
-     * Zero for a process-shared lock.
-     */
-    public static final int READERS_ASLEEP = SEQ + 4;
     /** First byte after the fields used; the rest of the 56 bytes stays zero. */
-    public static final int RESERVED = READERS_ASLEEP + 4;
+    public static final int RESERVED = SHARED + 4;
 
     /** Bits 0-30 of {@link #LOCK}: 0 free, 1 to {@link #MAX_COUNT} readers, or {@link #WRITE_LOCKED}. */
     public static final int COUNT_MASK = 0x7fffffff;
@@ -83,16 +68,6 @@ public final class RwLockLayout {
         }
         if (block.get(LOCK) == WAITERS_BIT) {
             throw new IllegalArgumentException("pthread_rwlock_t: _rw_lock is 0x80000000, a state musl never makes");
-        }
-        if (shared == PSHARED && block.get(SEQ) != 0) {
-            throw new IllegalArgumentException("pthread_rwlock_t: bytes 12-15 of a process-shared lock are "
-                + block.get(SEQ) + ", not 0 as musl leaves them");
-        }
-        final int readers = block.get(READERS_ASLEEP);
-        if (shared == PSHARED ? readers != 0 : readers < 0) {
-            throw new IllegalArgumentException("pthread_rwlock_t: bytes 16-19 are " + readers + ", not "
-                + (shared == PSHARED ? "0 as musl leaves them in a process-shared lock"
-                : "a count of sleeping readers (negative)"));
         }
         Backing.checkZero(block, RESERVED, SIZE, "pthread_rwlock_t");
     }

@@ -28,9 +28,9 @@ import static org.pthread4j.SemLayout.WAITERS_BIT;
  * <p>The word {@code __val[0]} holds the value in bits 0-30 and, in bit 31, a sticky "sleepers
  * may exist" flag; {@code __val[1]} counts the threads inside a wait. A wait takes a permit by
  * CAS of the word to word-1 whenever the value bits are nonzero (the flag survives). With none
- * to take, a waiter spins while no one sleeps (musl: 100 times; here with {@code Backoff}), then counts itself in, sets the
- * flag by CAS from exactly 0 to 0x80000000 (ignoring failure), and sleeps while the word is
- * 0x80000000.
+ * to take, a waiter spins while no one sleeps (musl: 100 times; here for a time, looking less
+ * often as it goes: {@code Spin}, {@code Tuning}), then counts itself in, sets the flag by CAS
+ * from exactly 0 to 0x80000000 (ignoring failure), and sleeps while the word is 0x80000000.
  *
  * <p>A post reads the waiter count <em>before</em> its CAS of the word to word+1: after that
  * CAS the thread that takes the permit may conclude it was the last user and unmap the
@@ -107,9 +107,11 @@ public final class Sem {
      * @param block        at least {@link SemLayout#SIZE} bytes, 4-byte aligned
      * @param pshared      whether processes mapping the block share the semaphore
      * @param value        the initial value, in [0, {@link #VALUE_MAX}]
-     * @param privateFutex backend for a private semaphore, or null for the default (ignored
-     *                     when {@code pshared})
-     * @throws IllegalArgumentException when the value is negative, or the block is unsuitable
+     * @param privateFutex backend for a private semaphore (for a process-shared one: a backend
+     *                     that serves shared words), or null for the default
+     * @throws IllegalArgumentException when the value is negative, the block is unsuitable, or
+     *                                  a process-shared semaphore is given a backend that cannot
+     *                                  serve shared words
      */
     public Sem(final Block block, final boolean pshared, final int value, final Futex privateFutex) {
         // src/thread/sem_init.c
@@ -121,7 +123,7 @@ public final class Sem {
         this.block = block;
         this.seg = block.segment();
         this.priv = !pshared;
-        this.futex = Backing.futex(pshared, privateFutex);
+        this.futex = Backing.futex(pshared, privateFutex, "process-shared semaphore");
         this.mapping = null;
         this.fileKey = null;
         this.name = null;
@@ -160,14 +162,17 @@ public final class Sem {
      * Views an initialized semaphore, with the backend to use if it is private.
      *
      * @param block        the block holding the semaphore
-     * @param privateFutex backend for a private semaphore, or null for the default
+     * @param privateFutex backend for a private semaphore (for a process-shared one: a backend
+     *                     that serves shared words), or null for the default
      * @return the view
-     * @throws IllegalArgumentException when the block holds no initialized {@code sem_t}
+     * @throws IllegalArgumentException when the block holds no initialized {@code sem_t}, or a
+     *                                  process-shared one is given a backend that cannot serve
+     *                                  shared words
      */
     public static Sem attach(final Block block, final Futex privateFutex) {
         SemLayout.checkInitialized(block);
         final boolean pshared = block.get(FLAGS) == 0;
-        return new Sem(block, Backing.futex(pshared, privateFutex), !pshared, null, null, null);
+        return new Sem(block, Backing.futex(pshared, privateFutex, "process-shared semaphore"), !pshared, null, null, null);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -327,7 +332,7 @@ public final class Sem {
         if (tryAwait() == 0) {
             return 0;
         }
-        Backoff.whileBelow(seg, VALUE, SEM_VALUE_MAX, 1, WAITERS);
+        Spin.whileBelow(seg, VALUE, SEM_VALUE_MAX, 1, WAITERS, Tuning.DEFAULT.spinNanos());
         while (tryAwait() != 0) {
             block.getAndAdd(WAITERS, 1);
             final int r;
@@ -404,7 +409,7 @@ public final class Sem {
         if (tryAwait(n) == 0) {
             return 0;
         }
-        Backoff.whileBelow(seg, VALUE, SEM_VALUE_MAX, n, WAITERS);
+        Spin.whileBelow(seg, VALUE, SEM_VALUE_MAX, n, WAITERS, Tuning.DEFAULT.spinNanos());
         while (tryAwait(n) != 0) {
             block.getAndAdd(WAITERS, 1);
             final int r;

@@ -31,7 +31,7 @@ class CondRequeueTest {
             final Block cb = memory.block(64, CondLayout.SIZE, 8);
             final Mutex m = new Mutex(mb, MutexAttr.builder().futex(futex).build());
             final Cond c = new Cond(cb, CondAttr.builder().futex(futex).build());
-            final long lock = mb.address(m.sleepOffset());
+            final long lock = mb.address(MutexLayout.LOCK);
             final boolean[] flag = new boolean[1];
             final ConcurrentLinkedQueue<String> owners = new ConcurrentLinkedQueue<>();
 
@@ -83,7 +83,7 @@ class CondRequeueTest {
             final Block cb = memory.block(64, CondLayout.SIZE, 8);
             final Mutex m = new Mutex(mb, MutexAttr.builder().futex(futex).build());
             final Cond c = new Cond(cb, CondAttr.builder().futex(futex).build());
-            final long lock = mb.address(m.sleepOffset());
+            final long lock = mb.address(MutexLayout.LOCK);
             final boolean[] flag = new boolean[1];
             final ConcurrentLinkedQueue<String> owners = new ConcurrentLinkedQueue<>();
 

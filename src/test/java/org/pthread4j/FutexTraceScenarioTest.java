@@ -112,30 +112,16 @@ class FutexTraceScenarioTest {
     }
 
     /**
-     * A first sleep on a private mutex or rwlock word that held {@code seen}: the parking backend's
-     * set-bit-and-wait that may join queued sleepers (recorded with the bit), or the CAS of bit 31
-     * and a wait on the value with the bit.
+     * A first sleep on a private mutex or rwlock word that held {@code seen}: under the parking
+     * protocol the parking backend's set-bit-and-wait that may join queued sleepers (recorded
+     * with the bit), under musl's the CAS of bit 31 and a wait on the value with the bit.
      */
-    static void assertMutexSleep(final Futex futex, final FutexTrace.Event e, final long address, final int seen) {
+    static void assertLockSleep(final Futex futex, final FutexTrace.Event e, final long address, final int seen) {
         if (futex instanceof ParkingFutex) {
             assertEvent(e, "set_bit_wait_join", address, MutexLayout.WAITERS_BIT, 0);
             assertEquals(0, e.address2(), e.toString());
         } else {
             assertEvent(e, "wait", address, seen | MutexLayout.WAITERS_BIT, 0);
-        }
-    }
-
-    /**
-     * A first sleep on a private mutex or rwlock: on the lock word ({@link #assertMutexSleep}), or,
-     * where the lock sleeps on its wake sequence ({@code seq}, the kernel backends), the CAS of
-     * bit 31 into the lock word and a wait on the sequence word, which held {@code sequence}.
-     */
-    static void assertLockSleep(final Futex futex, final boolean seq, final FutexTrace.Event e, final long address,
-                                final int seen, final int sequence) {
-        if (seq) {
-            assertEvent(e, "wait", address, sequence, 0);
-        } else {
-            assertMutexSleep(futex, e, address, seen);
         }
     }
 
@@ -195,7 +181,7 @@ class FutexTraceScenarioTest {
     void aContendedMutexIssuesOneWakeAndTheSleepersOneWait(final Futex futex) throws Exception {
         final Block b = memory.block(0, MutexLayout.SIZE, 8);
         final Mutex m = new Mutex(b, MutexAttr.builder().futex(futex).build());
-        final long lock = b.address(m.sleepOffset());
+        final long lock = b.address(MutexLayout.LOCK);
         final String me = Thread.currentThread().getName();
         assertEquals(0, m.lock());
         final Party t2 = new Party("T2", () -> {
@@ -212,27 +198,24 @@ class FutexTraceScenarioTest {
         assertEvent(mine.getFirst(), "wake", lock, 1, 1);
         final List<FutexTrace.Event> its = by("T2");
         assertEquals(1, its.size(), "T2 relocked with a plain CAS and its unlock woke nobody: " + its);
-        final boolean seq = m.sleepOffset() == MutexLayout.SEQ;
-        assertLockSleep(futex, seq, its.getFirst(), lock, 0x10, 0);
-        if (seq) {
-            assertEquals(1, b.get(MutexLayout.SEQ), "one wake, one move of the sequence");
-        }
+        assertLockSleep(futex, its.getFirst(), lock, 0x10);
         assertEquals(2, on(lock).size());
     }
 
     /**
      * docs/sources.md, "musl: the mutex" (a count and a bit): two threads sleep on a held mutex; the unlock wakes one, which takes
      * the lock while the other still sleeps. musl's plain CAS from 0 drops the waiters bit there
-     * and only {@code _m_waiters} remembers the second sleeper; under the bit rule of a private
-     * mutex (see {@link Mutex}) the acquisition from the sleeping loop records the bit again
-     * because {@code _m_waiters} is nonzero, and the first one's unlock wakes the second.
+     * and only {@code _m_waiters} remembers the second sleeper (musl's protocol, the kernel
+     * backends); under the parking protocol's bit rule (see {@link Mutex}) the acquisition from
+     * the sleeping loop records the bit again because {@code _m_waiters} is nonzero. Either way
+     * the first one's unlock wakes the second.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.pthread4j.testing.Backends#privateBackends")
     void aSleeperAcquiringWhileAnotherSleepsRecordsTheBitAndItsUnlockWakesIt(final Futex futex) throws Exception {
         final Block b = memory.block(0, MutexLayout.SIZE, 8);
         final Mutex m = new Mutex(b, MutexAttr.builder().futex(futex).build());
-        final long lock = b.address(m.sleepOffset());
+        final long lock = b.address(MutexLayout.LOCK);
         final CountDownLatch acquired = new CountDownLatch(1);
         final CountDownLatch mayUnlock = new CountDownLatch(1);
         final java.util.concurrent.atomic.AtomicReference<String> owner = new java.util.concurrent.atomic.AtomicReference<>();
@@ -248,8 +231,12 @@ class FutexTraceScenarioTest {
         final Party t3 = new Party("T3", body).asleepOn(lock, () -> m.waiterCount() == 2);
         assertEquals(0, m.unlock());
         await(acquired);
-        assertEquals(Errno.EBUSY | MutexLayout.WAITERS_BIT, b.get(MutexLayout.LOCK),
-            "the new owner's CAS 0 -> EBUSY recorded the bit: another sleeper is counted");
+        if (m.sleepProtocol() == SleepProtocol.PARKING) {
+            assertEquals(Errno.EBUSY | MutexLayout.WAITERS_BIT, b.get(MutexLayout.LOCK),
+                "the new owner's CAS 0 -> EBUSY recorded the bit: another sleeper is counted");
+        } else {
+            assertEquals(Errno.EBUSY, b.get(MutexLayout.LOCK), "musl's plain CAS 0 -> EBUSY");
+        }
         assertEquals(1, m.waiterCount(), "the other sleeper is still counted");
         final Party sleeper = owner.get().equals("T2") ? t3 : t2;
         assertTrue(Sleepers.isAsleep(sleeper.thread, sleeper.tid, lock), "the other one still sleeps");
@@ -270,7 +257,10 @@ class FutexTraceScenarioTest {
      * the next test): the broadcast issues exactly one futex
      * call, a wake of the oldest waiter's barrier. That waiter, holding the mutex, requeues the
      * second from its barrier onto the mutex word (moved, not woken: it is still asleep while the
-     * first holds the mutex), and its unlock wakes it. Two wakes, one requeue, two waits in all.
+     * first holds the mutex), and its unlock wakes it. Two wakes, one requeue, two waits in all;
+     * under the parking protocol the second, relocking as a thread the mutex woke while the
+     * group's count is up, records bit 31, and its unlock issues one more wake, which finds
+     * nobody.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.pthread4j.testing.Backends#privateBackends")
@@ -279,7 +269,7 @@ class FutexTraceScenarioTest {
         final Block cb = memory.block(64, CondLayout.SIZE, 8);
         final Mutex m = new Mutex(mb, MutexAttr.builder().futex(futex).build());
         final Cond c = new Cond(cb, CondAttr.builder().futex(futex).build());
-        final long lock = mb.address(m.sleepOffset());
+        final long lock = mb.address(MutexLayout.LOCK);
         final boolean[] flag = new boolean[1];
         final CountDownLatch w1Returned = new CountDownLatch(1);
         final CountDownLatch w1MayUnlock = new CountDownLatch(1);
@@ -336,60 +326,15 @@ class FutexTraceScenarioTest {
         assertEquals(3, w1All.size(), w1All.toString());
         assertEvent(w1All.get(2), "wake", lock, 1, 1);
         final List<FutexTrace.Event> w2All = by("W2");
-        assertEquals(1, w2All.size(), "W2 relocked uncontended and, last of the group, woke nobody: " + w2All);
         assertEvent(w2All.getFirst(), "wait", w2Barrier, CondLayout.CONTENDED, 0);
+        if (m.sleepProtocol() == SleepProtocol.PARKING) {
+            assertEquals(2, w2All.size(), "W2 recorded bit 31 when it relocked; its unlock wakes: " + w2All);
+            assertEvent(w2All.get(1), "wake", lock, 1, 0);
+        } else {
+            assertEquals(1, w2All.size(), "W2 relocked uncontended and, last of the group, woke nobody: " + w2All);
+        }
         assertEquals(0, m.waiterCount());
         assertEquals(1, by(me).size());
-    }
-
-    /**
-     * The one place this port's condvar departs from musl ({@link Cond#REQUEUE_FIRST}): a
-     * broadcast by a thread that holds the waiters' mutex does not wake the oldest waiter (it
-     * would only find the mutex held and sleep again) but requeues it onto the mutex word. The
-     * broadcast issues exactly one futex call, that requeue; the unlock then wakes the waiter.
-     */
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("org.pthread4j.testing.Backends#privateBackends")
-    void aBroadcastUnderTheMutexRequeuesTheOldestWaiterInsteadOfWakingIt(final Futex futex) throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Cond.REQUEUE_FIRST, "musl's wake was asked for");
-        final Block mb = memory.block(0, MutexLayout.SIZE, 8);
-        final Block cb = memory.block(64, CondLayout.SIZE, 8);
-        final Mutex m = new Mutex(mb, MutexAttr.builder().futex(futex).build());
-        final Cond c = new Cond(cb, CondAttr.builder().futex(futex).build());
-        final long lock = mb.address(m.sleepOffset());
-        final boolean[] flag = new boolean[1];
-        final String me = Thread.currentThread().getName();
-        final Party w1 = new Party("W1", () -> {
-            int r = m.lock();
-            while (r == 0 && !flag[0]) {
-                r = c.await(m);
-            }
-            return r != 0 ? r : m.unlock();
-        });
-        final long barrier = awaitNewHead(cb, 0) + CondLayout.NODE_BARRIER;
-        w1.asleepOn(barrier, () -> true);
-
-        assertEquals(0, m.lock());
-        flag[0] = true;
-        assertEquals(0, c.broadcast());
-        final List<FutexTrace.Event> mine = by(me);
-        assertEquals(1, mine.size(), "the broadcast issues one futex call: " + mine);
-        assertEvent(mine.getFirst(), "requeue", barrier, 1L, 1);
-        assertEquals(lock, mine.getFirst().address2());
-        assertTrue(Sleepers.isAsleep(w1.thread, w1.tid, barrier), "the oldest waiter was moved, not woken");
-        assertEquals(List.of(), by("W1"));
-        assertEquals(0x80000010, mb.get(MutexLayout.LOCK), "the broadcaster set the waiters bit");
-        assertEquals(1, m.waiterCount(), "and counted the requeued waiter");
-
-        assertEquals(0, m.unlock());
-        assertEquals(0, w1.get());
-        final List<FutexTrace.Event> all = by(me);
-        assertEquals(2, all.size(), all.toString());
-        assertEvent(all.get(1), "wake", lock, 1, 1);
-        final List<FutexTrace.Event> its = by("W1");
-        assertEquals(1, its.size(), "woken once, from the mutex word: " + its);
-        assertEvent(its.getFirst(), "wait", barrier, CondLayout.CONTENDED, 0);
-        assertEquals(0, m.waiterCount());
     }
 
     /** @return the condvar's new {@code _c_head} node address once it differs from {@code before} */
@@ -406,23 +351,21 @@ class FutexTraceScenarioTest {
     }
 
     /**
-     * docs/04-rwlock.md: the last reader's unlock wakes the writer; the writer's unlock (bit rule)
-     * wakes one of the two readers asleep behind it, and that reader, getting in while the other
-     * still sleeps, passes a wake on: the readers' chain. The second reader's unlock, the last,
-     * finds the bit the first one recorded and wakes once more, finding nobody.
+     * docs/04-rwlock.md: the last reader's unlock wakes the writer (one: only writers sleep
+     * behind readers); the writer's unlock wakes every sleeper (musl's {@code cnt}, 0x7fffffff),
+     * and both readers asleep behind it get in. Under musl's protocol their unlocks wake nobody;
+     * under the parking protocol a reader that got in while the other was still counted recorded
+     * bit 31, so the last reader's unlock may issue one more wake, which finds nobody.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.pthread4j.testing.Backends#privateBackends")
-    void theLastReaderWakesOneWriterAndAWritersUnlockWakesOneReaderWhoWakesTheNext(final Futex futex)
-        throws Exception {
+    void theLastReaderWakesOneWriterAndAWritersUnlockWakesEveryReader(final Futex futex) throws Exception {
         final Block b = memory.block(0, RwLockLayout.SIZE, 8);
         final RwLock rw = new RwLock(b, RwLockAttr.privateOn(futex));
-        final long lock = b.address(rw.sleepOffset());
-        final boolean seq = rw.sleepOffset() == RwLockLayout.SEQ;
+        final long lock = b.address(RwLockLayout.LOCK);
         final String me = Thread.currentThread().getName();
         final CountDownLatch writerMayUnlock = new CountDownLatch(1);
-        final CountDownLatch r3MayUnlock = new CountDownLatch(1);
-        final CountDownLatch r4MayUnlock = new CountDownLatch(1);
+        final CountDownLatch readersMayUnlock = new CountDownLatch(1);
         assertEquals(0, rw.rdLock());
         assertEquals(0, rw.rdLock());
         final Party w = new Party("W", () -> {
@@ -441,24 +384,22 @@ class FutexTraceScenarioTest {
         }
         final Party r3 = new Party("R3", () -> {
             final int r = rw.rdLock();
-            await(r3MayUnlock);
+            await(readersMayUnlock);
             return r != 0 ? r : rw.unlock();
         }).asleepOn(lock, () -> rw.waiterCount() == 1);
         final Party r4 = new Party("R4", () -> {
             final int r = rw.rdLock();
-            await(r4MayUnlock);
+            await(readersMayUnlock);
             return r != 0 ? r : rw.unlock();
         }).asleepOn(lock, () -> rw.waiterCount() == 2);
-        assertEquals(2, b.get(RwLockLayout.READERS_ASLEEP));
         writerMayUnlock.countDown();
         assertEquals(0, w.get());
         while (rw.readerCount() != 2) {
             assertTrue(System.nanoTime() < end + LIVENESS.toNanos(), "both readers must get in: " + rw);
             Thread.onSpinWait();
         }
-        r3MayUnlock.countDown();
+        readersMayUnlock.countDown();
         assertEquals(0, r3.get());
-        r4MayUnlock.countDown();
         assertEquals(0, r4.get());
         assertEquals(0, rw.word());
 
@@ -467,18 +408,23 @@ class FutexTraceScenarioTest {
         assertEvent(mine.getFirst(), "wake", lock, 1, 1);
         final List<FutexTrace.Event> writer = by("W");
         assertEquals(2, writer.size(), writer.toString());
-        assertLockSleep(futex, seq, writer.get(0), lock, 2, 0);
-        assertEvent(writer.get(1), "wake", lock, 1, 1);
-        final List<FutexTrace.Event> first = by("R3");
-        assertEquals(2, first.size(), first.toString());
-        assertLockSleep(futex, seq, first.get(0), lock, RwLockLayout.WRITE_LOCKED, 1);
-        assertEvent(first.get(1), "wake", lock, 1, 1);
-        final List<FutexTrace.Event> second = by("R4");
-        assertEquals(2, second.size(), second.toString());
-        assertLockSleep(futex, seq, second.get(0), lock, RwLockLayout.WRITE_LOCKED, 1);
-        assertEvent(second.get(1), "wake", lock, 1, 0);
-        if (seq) {
-            assertEquals(4, b.get(RwLockLayout.SEQ), "moved by the last reader, the writer, the chain, the last reader");
+        assertLockSleep(futex, writer.get(0), lock, 2);
+        assertEvent(writer.get(1), "wake", lock, RwLockLayout.WRITE_LOCKED, 2);
+        final List<FutexTrace.Event> readers = new java.util.ArrayList<>(by("R3"));
+        readers.addAll(by("R4"));
+        final List<FutexTrace.Event> sleeps = readers.stream().filter(e -> !e.op().equals("wake")).toList();
+        assertEquals(2, sleeps.size(), readers.toString());
+        for (final FutexTrace.Event e : sleeps) {
+            assertLockSleep(futex, e, lock, RwLockLayout.WRITE_LOCKED);
+        }
+        final List<FutexTrace.Event> wakes = readers.stream().filter(e -> e.op().equals("wake")).toList();
+        if (rw.sleepProtocol() == SleepProtocol.PARKING) {
+            assertTrue(wakes.size() <= 1, "at most the last reader's unlock wakes: " + wakes);
+            for (final FutexTrace.Event e : wakes) {
+                assertEvent(e, "wake", lock, 1, 0);
+            }
+        } else {
+            assertEquals(List.of(), wakes, "the waiter count was 0 and no bit was set: no wake");
         }
     }
 

@@ -448,6 +448,9 @@ class MutexTest {
             final Mutex m = new Mutex(block(mem, 0), c.attr(MutexAttr.NORMAL));
             assertEquals(c.futex(), m.futex());
             assertEquals(!c.pshared(), m.priv());
+            assertEquals(!c.pshared() && c.futex() instanceof org.pthread4j.futex.ParkingFutex
+                ? SleepProtocol.PARKING : SleepProtocol.MUSL, m.sleepProtocol(),
+                "musl's protocol wherever the kernel serves the word, the parking one on the parking backend");
         }
         try (Memory mem = memory()) {
             final Mutex m = new Mutex(block(mem, 0), MutexAttr.builder().pshared(c.pshared()).build());

@@ -26,10 +26,13 @@ import static org.pthread4j.MutexTestSupport.inMillis;
 import static org.pthread4j.MutexTestSupport.memory;
 
 /**
- * The bit rule of process-private mutexes (an unlock wakes only when bit 31 was set; an
- * acquisition made while others sleep records the bit; a sleeper that leaves without the lock
- * passes on a wake it may have taken). Each test builds the interleaving that would strand a
- * sleeper if one of those steps were missing.
+ * The wake rules of both sleep protocols, on every private backend (musl's on the kernel ones,
+ * the parking protocol on the parking one: the test backends below report the atomic
+ * set-bit-and-wait of the backend they wrap). Under the parking protocol's bit rule an unlock
+ * wakes only when bit 31 was set, an acquisition made after a wake while others sleep records
+ * the bit, and a sleeper that leaves without the lock passes on a wake it may have taken; under
+ * musl's rule the waiter count makes every unlock wake while anyone sleeps. Each test builds the
+ * interleaving that would strand a sleeper if one of those steps were missing.
  */
 class MutexWakeRuleTest {
 
@@ -45,7 +48,7 @@ class MutexWakeRuleTest {
         final TimesOutWhenWoken futex = new TimesOutWhenWoken(backend);
         try (Memory mem = memory()) {
             final Mutex m = new Mutex(block(mem, 0), MutexAttr.builder().type(kind).futex(futex).build());
-            final long word = m.block().address(m.sleepOffset());
+            final long word = m.block().address(MutexLayout.LOCK);
             assertEquals(0, m.lock());
 
             final AtomicInteger tid1 = new AtomicInteger();
@@ -109,58 +112,23 @@ class MutexWakeRuleTest {
     }
 
     /**
-     * The parking backend lets a thread that has not slept join the sleepers already queued,
-     * whatever the word holds; a woken thread must not. Two sleepers (the second joined behind
-     * the first); the unlock wakes the first, and before it runs the unlocker relocks through
-     * the fast path, dropping bit 31. The woken thread fails its trylock and must go back to
-     * sleep by setting the bit again, or the next unlock wakes nobody and both sleep for ever.
+     * The parking protocol lets a thread that has not slept join the sleepers already queued,
+     * whatever the word holds; a woken thread must not, and one that finds the lock taken again
+     * sleeps counted but without bit 31, for a while (untimed locks, see
+     * {@link ParkingProtocol}). Two sleepers (the second joined behind the first); the unlock
+     * wakes the first, and before it runs the unlocker relocks through the fast path, dropping bit
+     * 31. The woken thread's next call must be a timed wait without the bit (a set-bit-and-wait
+     * that joined would leave both asleep with no bit for the next unlock to see; one with the bit
+     * would make the holder's next unlock wake it again); once the holder leaves, the poller takes
+     * the lock and records the bit for the sleeper behind it, whose own acquisition must follow.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.pthread4j.MutexTestSupport#kinds")
-    void aWokenSleeperThatFailsReArmsTheBitInsteadOfJoining(final int kind) throws Exception {
-        final HoldsWhenWoken futex = new HoldsWhenWoken(org.pthread4j.futex.Futexes.parking());
+    void aWokenSleeperThatLosesPollsWithoutTheBitThenRecordsItForTheSleeperBehind(final int kind) throws Exception {
+        final PollsWhenWoken futex = new PollsWhenWoken(org.pthread4j.futex.Futexes.parking());
         try (Memory mem = memory()) {
             final Mutex m = new Mutex(block(mem, 0), MutexAttr.builder().type(kind).futex(futex).build());
-            final long word = m.block().address(m.sleepOffset());
-            assertEquals(0, m.lock());
-            final Thread[] threads = new Thread[2];
-            final CompletableFuture<Integer>[] done = twoSleepers(m, futex, threads);
-            assertEquals(0, m.unlock());
-            assertTrue(futex.woken.await(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "first sleeper not woken: " + m);
-            assertEquals(0, m.lock(), "relock through the fast path: no bit");
-            assertEquals(0, m.block().get(MutexLayout.LOCK) & MutexLayout.WAITERS_BIT);
-            futex.relocked.countDown();
-            final long end = System.nanoTime() + LIVENESS.toNanos();
-            while (!futex.backAsleep || !Sleepers.isAsleep(threads[0], 0, word)) {
-                assertTrue(System.nanoTime() < end, "the woken thread did not sleep again: " + m);
-                Thread.onSpinWait();
-            }
-            assertEquals(MutexLayout.WAITERS_BIT, m.block().get(MutexLayout.LOCK) & MutexLayout.WAITERS_BIT,
-                "the woken thread went back to sleep without re-arming bit 31: " + m);
-            assertEquals(0, m.unlock());
-            assertEquals(0, done[0].get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "stranded: " + m);
-            assertEquals(0, done[1].get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "stranded: " + m);
-            assertEquals(Mutex.State.FREE, m.state());
-            assertEquals(0, m.waiterCount());
-        }
-    }
-
-    /**
-     * A woken thread that finds the lock taken again polls before it re-arms bit 31 (untimed
-     * locks, {@link Mutex#POLLS}): two sleepers; the unlock wakes the first, and before it runs
-     * the unlocker relocks through the fast path. The woken thread's next call must be a timed
-     * wait without the bit, so the holder's unlocks stay free of wakes; once the holder leaves,
-     * the poller takes the lock and records the bit for the sleeper behind it, whose own
-     * acquisition must follow.
-     */
-    @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("org.pthread4j.MutexTestSupport#privateKindArgs")
-    void aWokenThreadThatLosesTheRacePollsThenRecordsTheBitForTheSleeperBehind(final Futex backend, final int kind)
-        throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Mutex.POLLS > 0, Mutex.POLLS_PROPERTY + "=0");
-        final PollsWhenWoken futex = new PollsWhenWoken(backend);
-        try (Memory mem = memory()) {
-            final Mutex m = new Mutex(block(mem, 0), MutexAttr.builder().type(kind).futex(futex).build());
+            assertEquals(SleepProtocol.PARKING, m.sleepProtocol());
             assertEquals(0, m.lock());
             final Thread[] threads = new Thread[2];
             final CompletableFuture<Integer>[] done = twoSleepers(m, futex, threads);
@@ -170,8 +138,7 @@ class MutexWakeRuleTest {
             futex.relocked.countDown();
             assertEquals("timedWait", futex.next.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS),
                 "the woken thread's first call after losing the race: " + m);
-            assertEquals(0, m.block().get(MutexLayout.LOCK) & MutexLayout.WAITERS_BIT,
-                "the poller set bit 31: " + m);
+            assertEquals(0, m.block().get(MutexLayout.LOCK) & MutexLayout.WAITERS_BIT, "the poller set bit 31: " + m);
             futex.checked.countDown();
             assertEquals(0, m.unlock());
             assertEquals(0, done[0].get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "the poller was stranded: " + m);
@@ -196,7 +163,7 @@ class MutexWakeRuleTest {
     @SuppressWarnings("unchecked")
     private static CompletableFuture<Integer>[] twoSleepers(final Mutex m, final HoldsAfterWake target,
                                                             final Thread[] threads) {
-        final long word = m.block().address(m.sleepOffset());
+        final long word = m.block().address(MutexLayout.LOCK);
         final CompletableFuture<Integer>[] done = new CompletableFuture[2];
         for (int i = 0; i < 2; i++) {
             final AtomicInteger tid = new AtomicInteger();
@@ -234,6 +201,12 @@ class MutexWakeRuleTest {
             super(delegate);
         }
 
+        /** The wrapped backend's: the parking backend runs the parking protocol through this one too. */
+        @Override
+        public boolean atomicSetBitWait() {
+            return delegate.atomicSetBitWait();
+        }
+
         /** Says the target was woken, then waits until the test relocked. */
         final void holdUntilRelocked() {
             woken.countDown();
@@ -242,38 +215,6 @@ class MutexWakeRuleTest {
             } catch (final InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        }
-    }
-
-    /**
-     * A backend that forwards set-bit-and-wait to the parking backend (so joining happens), and,
-     * for one target thread, holds it after its first wake until the test says go, then records
-     * its next call.
-     */
-    static final class HoldsWhenWoken extends HoldsAfterWake {
-        volatile boolean backAsleep;
-
-        HoldsWhenWoken(final Futex delegate) {
-            super(delegate);
-        }
-
-        @Override
-        public boolean atomicSetBitWait() {
-            return delegate.atomicSetBitWait();
-        }
-
-        @Override
-        public int setBitWait(final MemorySegment seg, final long off, final int bit, final int busy, final boolean join,
-                              final boolean priv, final int clock, final Timespec deadline, final boolean interruptible) {
-            final boolean first = Thread.currentThread() == target && woken.getCount() != 0;
-            if (Thread.currentThread() == target && !first) {
-                backAsleep = true;
-            }
-            final int r = delegate.setBitWait(seg, off, bit, busy, join, priv, clock, deadline, interruptible);
-            if (first) {
-                holdUntilRelocked();
-            }
-            return r;
         }
     }
 
@@ -288,11 +229,6 @@ class MutexWakeRuleTest {
 
         PollsWhenWoken(final Futex delegate) {
             super(delegate);
-        }
-
-        @Override
-        public boolean atomicSetBitWait() {
-            return delegate.atomicSetBitWait();
         }
 
         private boolean first() {
@@ -313,7 +249,7 @@ class MutexWakeRuleTest {
         public int setBitWait(final MemorySegment seg, final long off, final int bit, final int busy, final boolean join,
                               final boolean priv, final int clock, final Timespec deadline, final boolean interruptible) {
             final boolean first = first();
-            record("setBitWait");
+            record(join ? "setBitWait, joining" : "setBitWait");
             final int r = delegate.setBitWait(seg, off, bit, busy, join, priv, clock, deadline, interruptible);
             if (first) {
                 holdUntilRelocked();
@@ -335,12 +271,27 @@ class MutexWakeRuleTest {
     }
 
     /**
-     * A backend whose timed waits, for one target thread, ignore the deadline, and when woken hold
-     * the thread until the test says go, then report ETIMEDOUT: a timeout that raced a wake and won.
+     * A backend whose timed sleeps (waits and set-bit-and-waits), for one target thread, ignore
+     * the deadline, and when woken hold the thread until the test says go, then report
+     * ETIMEDOUT: a timeout that raced a wake and won.
      */
     static final class TimesOutWhenWoken extends HoldsAfterWake {
         TimesOutWhenWoken(final Futex delegate) {
             super(delegate);
+        }
+
+        @Override
+        public int setBitWait(final MemorySegment seg, final long off, final int bit, final int busy, final boolean join,
+                              final boolean priv, final int clock, final Timespec deadline, final boolean interruptible) {
+            if (Thread.currentThread() != target || deadline == null) {
+                return delegate.setBitWait(seg, off, bit, busy, join, priv, clock, deadline, interruptible);
+            }
+            final int r = delegate.setBitWait(seg, off, bit, busy, join, priv, clock, null, false);
+            if (r != 0) {
+                return r;
+            }
+            holdUntilRelocked();
+            return Errno.ETIMEDOUT;
         }
 
         @Override

@@ -66,7 +66,7 @@ class ReleaseThenFreeTest {
                 final int r = m.lock() | m.unlock();
                 memory.close();
                 return r;
-            }).asleepOn(b.address(m.sleepOffset()), () -> m.waiterCount() == 1);
+            }).asleepOn(b.address(MutexLayout.LOCK), () -> m.waiterCount() == 1);
             assertEquals(0, m.unlock());
             assertEquals(0, next.get());
             assertTrue(!memory.isOpen());
@@ -89,7 +89,7 @@ class ReleaseThenFreeTest {
                 final int r = rw.wrLock() | rw.unlock();
                 memory.close();
                 return r;
-            }).asleepOn(b.address(rw.sleepOffset()), () -> rw.waiterCount() == 1);
+            }).asleepOn(b.address(RwLockLayout.LOCK), () -> rw.waiterCount() == 1);
             assertEquals(0, rw.unlock());
             assertEquals(0, writer.get());
         } finally {

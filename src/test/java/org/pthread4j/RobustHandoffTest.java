@@ -30,7 +30,7 @@ class RobustHandoffTest {
         try (Memory memory = Memory.allocate(64)) {
             final Block b = memory.block(0, MutexLayout.SIZE, 8);
             final Mutex m = new Mutex(b, MutexAttr.builder().robust(true).pshared(pshared).build());
-            final long lock = b.address(m.sleepOffset());
+            final long lock = b.address(MutexLayout.LOCK);
             assertEquals(0, m.lock());
             final java.util.function.IntSupplier body = () -> {
                 final int r = m.timedLock(Timespec.after(Timespec.CLOCK_REALTIME, 30, TimeUnit.SECONDS));

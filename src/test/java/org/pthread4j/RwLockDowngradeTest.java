@@ -41,7 +41,7 @@ class RwLockDowngradeTest {
             while (rw.waiterCount() == 0 || tid.get() == 0) {
                 Thread.onSpinWait();
             }
-            Sleepers.awaitAsleep(reader, tid.get(), b.address(rw.sleepOffset()), LIVENESS);
+            Sleepers.awaitAsleep(reader, tid.get(), b.address(RwLockLayout.LOCK), LIVENESS);
             assertEquals(0, rw.downgrade());
             assertTrue(reader.join(LIVENESS));
             assertEquals(0, result.get());
@@ -74,7 +74,7 @@ class RwLockDowngradeTest {
             while (rw.waiterCount() == 0 || tid.get() == 0) {
                 Thread.onSpinWait();
             }
-            Sleepers.awaitAsleep(writer, tid.get(), b.address(rw.sleepOffset()), LIVENESS);
+            Sleepers.awaitAsleep(writer, tid.get(), b.address(RwLockLayout.LOCK), LIVENESS);
             assertEquals(0, rw.downgrade());
             assertEquals(1, rw.readerCount());
             // the writer was woken by the downgrade and must go back to sleep behind the reader

@@ -476,8 +476,7 @@ public class PthreadLock implements Lock, Serializable {
      * {@return an estimate of the threads waiting to acquire the lock, in every process sharing it:
      *     {@code _m_waiters}, the threads in the sleeping phase of a lock (it may count one more
      *     while a group of waiters released by a condition's {@code signalAll} drains; it does not
-     *     count a thread still spinning, or polling after its spin saw the holder relock: up to
-     *     {@link org.pthread4j.Mutex#POLLS} sleeps of {@link org.pthread4j.Mutex#POLL_NANOS})}
+     *     count a thread still spinning before its first sleep)}
      */
     public final int getQueueLength() {
         return mutex.waiterCount();
@@ -510,7 +509,7 @@ public class PthreadLock implements Lock, Serializable {
      * @return the queued threads, a new collection
      */
     protected Collection<Thread> getQueuedThreads() {
-        return mutex.futex() instanceof ParkingFutex p ? p.sleepers(mutex.block().segment(), mutex.sleepOffset())
+        return mutex.futex() instanceof ParkingFutex p ? p.sleepers(mutex.block().segment(), MutexLayout.LOCK)
             : List.of();
     }
 

@@ -330,7 +330,7 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
      */
     protected Collection<Thread> getQueuedThreads() {
         return rw.futex() instanceof ParkingFutex p && !rw.isPshared()
-            ? p.sleepers(rw.block().segment(), rw.sleepOffset()) : List.of();
+            ? p.sleepers(rw.block().segment(), RwLockLayout.LOCK) : List.of();
     }
 
     /**

@@ -43,7 +43,7 @@ class PthreadLockTest {
         }
 
         long word() {
-            return block.address(lock.mutex().sleepOffset());
+            return block.address(MutexLayout.LOCK);
         }
 
         /** Starts a call and waits until it sleeps on the lock. */

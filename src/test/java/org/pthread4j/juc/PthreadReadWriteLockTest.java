@@ -44,7 +44,7 @@ class PthreadReadWriteLockTest {
         }
 
         long word() {
-            return block.address(rw.rwLock().sleepOffset());
+            return block.address(RwLockLayout.LOCK);
         }
 
         <T> JucTestSupport.Call<T> blocked(final String name, final Callable<T> body) throws InterruptedException {

@@ -103,24 +103,6 @@ public final class DemoTraceCommand {
     // -------------------------------------------------------------------------------------------
     // The scenarios
 
-    /**
-     * The word a lock's sleepers wait on ({@code Mutex.sleepOffset()}, {@code RwLock.sleepOffset()}):
-     * the lock word, or on the kernel backends the wake sequence, which gets the name {@code NAME.seq}.
-     */
-    private static long sleepWord(final Timeline t, final Block b, final long sleepOffset, final long lockOffset,
-                                  final String name) {
-        final long address = b.address(sleepOffset);
-        if (sleepOffset != lockOffset) {
-            t.name(address, name + ".seq");
-        }
-        return address;
-    }
-
-    /** @return ", seq = N" where the lock sleeps on its wake sequence, else nothing */
-    private static String seqWord(final Block b, final long sleepOffset, final long lockOffset) {
-        return sleepOffset != lockOffset ? ", seq = " + b.get(sleepOffset) : "";
-    }
-
     /** An uncontended lock and unlock, then two threads contending for a NORMAL mutex. */
     static void mutex(final Timeline t, final Futex futex) {
         try (Memory mem = Memory.allocate(64); Actor t1 = new Actor("T1"); Actor t2 = new Actor("T2")) {
@@ -128,10 +110,10 @@ public final class DemoTraceCommand {
             final Mutex m = new Mutex(b, MutexAttr.builder().futex(futex).build());
             final long lock = b.address(MutexLayout.LOCK);
             t.name(lock, "m._m_lock");
-            final long sleep = sleepWord(t, b, m.sleepOffset(), MutexLayout.LOCK, "m");
             final Runnable words = () -> t.words("_m_lock = " + mutexWord(b.get(MutexLayout.LOCK))
-                + ", _m_waiters = " + b.get(MutexLayout.WAITERS) + seqWord(b, m.sleepOffset(), MutexLayout.LOCK));
-            t.title("mutex", "a NORMAL process-private mutex (musl pthread_mutex_lock.c, pthread_mutex_unlock.c)");
+                + ", _m_waiters = " + b.get(MutexLayout.WAITERS));
+            t.title("mutex", "a NORMAL process-private mutex (musl pthread_mutex_lock.c, pthread_mutex_unlock.c), "
+                + m.sleepProtocol() + " sleep protocol");
 
             t.step("T1: lock()  -- uncontended: one CAS of _m_lock from 0 to EBUSY (16)");
             t.expect(0, t1.call(m::lock), "lock");
@@ -146,17 +128,17 @@ public final class DemoTraceCommand {
             t.step("T1: lock()  -- uncontended again");
             t.expect(0, t1.call(m::lock), "lock");
             t.events();
-            t.step("T2: lock()  -- the CAS fails; T2 spins (backing off, only while nobody sleeps),\n"
-                + "      counts itself in _m_waiters, sets bit 31 of _m_lock and sleeps (the parking backend does both\n"
-                + "      in one set_bit_wait_join under its bucket lock, joining any sleepers already queued; on the kernel\n"
-                + "      ones T2 reads the wake sequence m.seq, CASes the bit in, then waits while m.seq is unchanged)");
+            t.step("T2: lock()  -- the CAS fails; T2 spins (only while nobody sleeps), counts itself in\n"
+                + "      _m_waiters, sets bit 31 of _m_lock and sleeps (MUSL protocol: a CAS of the bit into the value it\n"
+                + "      saw, then a wait on exactly that value; PARKING protocol: both in one set_bit_wait_join under the\n"
+                + "      parking table's bucket lock, joining any sleepers already queued)");
             final Future<Integer> t2lock = t2.start(m::lock);
-            t.awaitAsleep(t2, sleep, () -> b.get(MutexLayout.WAITERS) == 1);
+            t.awaitAsleep(t2, lock, () -> b.get(MutexLayout.WAITERS) == 1);
             words.run();
             t.events();
             t.note("T2 is asleep: its wait is in progress, and a wait is recorded when it returns.");
             t.step("T1: unlock()  -- the old value is 0x80000010: bit 31 says someone may sleep,\n"
-                + "      so the unlock wakes one (on the kernel backends it first moves m.seq, then releases)");
+                + "      so the unlock wakes one");
             t.expect(0, t1.call(m::unlock), "unlock");
             t.expect(0, t.get(t2lock, "T2's lock"), "T2's lock");
             words.run();
@@ -180,13 +162,12 @@ public final class DemoTraceCommand {
             final Cond c = new Cond(cb, CondAttr.builder().futex(futex).build());
             final long lock = mb.address(MutexLayout.LOCK);
             t.name(lock, "m._m_lock");
-            final long sleep = sleepWord(t, mb, m.sleepOffset(), MutexLayout.LOCK, "m");
             t.name(cb.address(CondLayout.LOCK), "c._c_lock");
             final boolean[] flag = new boolean[1];
             final Runnable words = () -> t.words("_m_lock = " + mutexWord(mb.get(MutexLayout.LOCK))
-                + ", _m_waiters = " + mb.get(MutexLayout.WAITERS) + seqWord(mb, m.sleepOffset(), MutexLayout.LOCK));
+                + ", _m_waiters = " + mb.get(MutexLayout.WAITERS));
             t.title("cond", "a private condvar and a NORMAL mutex (musl pthread_cond_timedwait.c, "
-                + "pthread_cond_broadcast.c)");
+                + "pthread_cond_broadcast.c), " + c.sleepProtocol() + " sleep protocol");
 
             t.step("W1, W2, W3, one after the other: lock(m); while (!flag) wait(c, m)\n"
                 + "      -- each links its node at the head of c's list, unlocks m, and sleeps on its OWN\n"
@@ -210,47 +191,26 @@ public final class DemoTraceCommand {
             t.events();
             t.note("Nothing so far: each waiter took m and c._c_lock uncontended, and its sleep is in progress.");
 
-            if (Cond.REQUEUE_FIRST) {
-                t.step("S: lock(m); flag = true; broadcast(c)\n"
-                    + "      -- under c._c_lock, S walks the list from the oldest waiter, turns W1, W2, W3 from WAITING\n"
-                    + "         to SIGNALED and detaches them. W1's mutex is held (by S), so instead of waking W1 to\n"
-                    + "         find it held, S counts W1 in _m_waiters, sets bit 31 of m, zeroes W1's barrier and\n"
-                    + "         REQUEUES W1 onto m._m_lock: nobody is woken yet (musl wakes W1 here)");
-                t.expect(0, sig.call(() -> {
-                    final int r = m.lock();
-                    flag[0] = true;
-                    return r == 0 ? c.broadcast() : r;
-                }), "lock and broadcast");
-                words.run();
-                t.events();
-                t.note("W1 now sleeps on the mutex word; W2 and W3 still sleep on their barriers: signaled, not woken.");
-                t.step("S: unlock(m)  -- the old value has bit 31: wake one (W1)\n"
-                    + "  W1: wakes from the mutex word, takes its barrier and m; zeroes W2's barrier and REQUEUES W2\n"
-                    + "      from its barrier onto m._m_lock (wake 0, move 1); W1 returns from wait, then unlock(m) wakes W2\n"
-                    + "  W2: wakes from the mutex word, does the same for W3\n"
-                    + "  W3: the group's last member lowers _m_waiters; its unlock wakes nobody");
-            } else {
-                t.step("S: lock(m); flag = true; broadcast(c)\n"
-                    + "      -- under c._c_lock, S walks the list from the oldest waiter, turns W1, W2, W3 from WAITING\n"
-                    + "         to SIGNALED and detaches them, then releases only W1's barrier: ONE futex wake");
-                t.expect(0, sig.call(() -> {
-                    final int r = m.lock();
-                    flag[0] = true;
-                    return r == 0 ? c.broadcast() : r;
-                }), "lock and broadcast");
-                t.events();
-                t.step("W1 wakes, takes its barrier, and tries to relock m, which S holds: it sleeps on m._m_lock");
-                t.awaitAsleep(w1, sleep, () -> mb.get(MutexLayout.WAITERS) == 1);
-                words.run();
-                t.events();
-                t.note("W2 and W3 are still asleep on their barriers: signaled, but not woken.");
-                t.step("S: unlock(m)  -- the old value has bit 31: wake one (W1)\n"
-                    + "  W1: owns m; as the group's first member it raises _m_waiters (so that every relock while\n"
-                    + "      the group drains records bit 31), sets bit 31 of m, zeroes W2's barrier and REQUEUES W2 from its\n"
-                    + "      barrier onto m._m_lock (wake 0, move 1); W1 returns from wait, then unlock(m) wakes W2\n"
-                    + "  W2: wakes from the mutex word, does the same for W3\n"
-                    + "  W3: the group's last member lowers _m_waiters; its unlock wakes nobody");
-            }
+            t.step("S: lock(m); flag = true; broadcast(c)\n"
+                + "      -- under c._c_lock, S walks the list from the oldest waiter, turns W1, W2, W3 from WAITING\n"
+                + "         to SIGNALED and detaches them, then releases only W1's barrier: ONE futex wake");
+            t.expect(0, sig.call(() -> {
+                final int r = m.lock();
+                flag[0] = true;
+                return r == 0 ? c.broadcast() : r;
+            }), "lock and broadcast");
+            t.events();
+            t.step("W1 wakes, takes its barrier, and tries to relock m, which S holds: it sleeps on m._m_lock");
+            t.awaitAsleep(w1, lock, () -> mb.get(MutexLayout.WAITERS) == 1);
+            words.run();
+            t.events();
+            t.note("W2 and W3 are still asleep on their barriers: signaled, but not woken.");
+            t.step("S: unlock(m)  -- the old value has bit 31: wake one (W1)\n"
+                + "  W1: owns m; as the group's first member it raises _m_waiters (so that the mutex keeps waking\n"
+                + "      while the group drains), sets bit 31 of m, zeroes W2's barrier and REQUEUES W2 from its\n"
+                + "      barrier onto m._m_lock (wake 0, move 1); W1 returns from wait, then unlock(m) wakes W2\n"
+                + "  W2: wakes from the mutex word, does the same for W3\n"
+                + "  W3: the group's last member lowers _m_waiters; its unlock wakes nobody");
             t.expect(0, sig.call(m::unlock), "unlock");
             for (int i = 0; i < ws.length; i++) {
                 t.expect(0, t.get(waits.get(i), ws[i].name + "'s wait"), ws[i].name + "'s wait");
@@ -258,8 +218,7 @@ public final class DemoTraceCommand {
             }
             words.run();
             t.events();
-            t.note("One broadcast to three waiters: " + (Cond.REQUEUE_FIRST ? "a requeue by the broadcaster"
-                : "a wake by the broadcaster") + ", then one requeue and one wake per\n"
+            t.note("One broadcast to three waiters: a wake by the broadcaster, then one requeue and one wake per\n"
                 + "      handoff; no call woke more than one thread, so the mutex never saw a stampede. A requeued\n"
                 + "      waiter's wait is recorded on the barrier word it went to sleep on.");
         }
@@ -273,12 +232,10 @@ public final class DemoTraceCommand {
             final RwLock rw = new RwLock(b, RwLockAttr.privateOn(futex));
             final long lock = b.address(RwLockLayout.LOCK);
             t.name(lock, "rw._rw_lock");
-            final long sleep = sleepWord(t, b, rw.sleepOffset(), RwLockLayout.LOCK, "rw");
             final Runnable words = () -> t.words("_rw_lock = " + rwWord(b.get(RwLockLayout.LOCK))
-                + ", _rw_waiters = " + b.get(RwLockLayout.WAITERS)
-                + (b.get(RwLockLayout.READERS_ASLEEP) != 0 ? " (readers: " + b.get(RwLockLayout.READERS_ASLEEP) + ")" : "")
-                + seqWord(b, rw.sleepOffset(), RwLockLayout.LOCK));
-            t.title("rwlock", "a private read-write lock (musl pthread_rwlock_*.c)");
+                + ", _rw_waiters = " + b.get(RwLockLayout.WAITERS));
+            t.title("rwlock", "a private read-write lock (musl pthread_rwlock_*.c), " + rw.sleepProtocol()
+                + " sleep protocol");
 
             t.step("R1: rdLock(); R2: rdLock()  -- each a CAS of the count, +1");
             t.expect(0, r1.call(rw::rdLock), "rdlock");
@@ -286,9 +243,9 @@ public final class DemoTraceCommand {
             words.run();
             t.events();
             t.step("W: wrLock()  -- the CAS 0 -> 0x7fffffff fails; W spins, counts itself in _rw_waiters,\n"
-                + "      sets bit 31 and sleeps while the lock stays busy (on the kernel backends: while rw.seq is unchanged)");
+                + "      sets bit 31 and sleeps while the lock stays busy");
             final Future<Integer> wlock = w.start(rw::wrLock);
-            t.awaitAsleep(w, sleep, () -> b.get(RwLockLayout.WAITERS) == 1);
+            t.awaitAsleep(w, lock, () -> b.get(RwLockLayout.WAITERS) == 1);
             words.run();
             t.events();
             t.step("R1: unlock()  -- not the last reader: the count drops, the bit stays, no wake");
@@ -302,11 +259,11 @@ public final class DemoTraceCommand {
             words.run();
             t.events();
             t.step("R3: rdLock(); R4: rdLock()  -- a writer holds the lock: both sleep (readers sleep only behind\n"
-                + "      a writer), counted in _rw_waiters and, as readers, in bytes 16-19");
+                + "      a writer), counted in _rw_waiters");
             final Future<Integer> r3lock = r3.start(rw::rdLock);
-            t.awaitAsleep(r3, sleep, () -> b.get(RwLockLayout.WAITERS) == 1);
+            t.awaitAsleep(r3, lock, () -> b.get(RwLockLayout.WAITERS) == 1);
             final Future<Integer> r4lock = r4.start(rw::rdLock);
-            t.awaitAsleep(r4, sleep, () -> b.get(RwLockLayout.WAITERS) == 2);
+            t.awaitAsleep(r4, lock, () -> b.get(RwLockLayout.WAITERS) == 2);
             words.run();
             t.events();
             t.step("W: unlock()  -- musl's writer wakes cnt = 0x7fffffff, ALL sleepers; the bit rule wakes one,\n"
