@@ -16,8 +16,9 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 /**
  * No lost wakeup on the path without the spin: the waiter first returns from a wait on the
  * condvar (an expired deadline), so its next wait on it, made without having signaled in between,
- * skips the spin and starts its barrier CONTENDED, musl's way (see {@link Cond#SPIN_NANOS}). The
- * signaler sets the flag under the mutex and signals after unlocking, racing that second wait.
+ * skips the parking protocol's spin and starts its barrier CONTENDED, musl's way (see "Sleeping"
+ * in {@link Cond}). The signaler sets the flag under the mutex and signals after unlocking, racing
+ * that second wait. Rotates through every configuration of {@link CondStressSupport}.
  */
 @JCStressTest(Mode.Termination)
 @Description("Cond: a wait that skips the spin (a re-wait) still never misses a signal")

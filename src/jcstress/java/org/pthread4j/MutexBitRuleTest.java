@@ -12,16 +12,15 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 /**
- * The bit rule of private mutexes (see {@link Mutex}): an unlock wakes only when bit 31 was set.
- * A thread blocks in {@code lock} on a held mutex; the other releases it and at once, twice,
- * takes and releases it again through the fast path, whose CAS from 0 drops bit 31 while the
- * woken locker may still be on its way. Such an unlock wakes nobody; the locker must not be
- * asleep when it lands: it is either still running (and retries) or it went back to sleep having
- * set the bit again. On the kernel backends the locker sleeps on the wake sequence
- * ({@link MutexLayout#SEQ}), and the claim is that an unlock that clears the bit moves the
- * sequence before releasing, so a locker anywhere between its read of the sequence and its sleep
- * sees the move. Rotates through the NORMAL configurations on every private backend and a
- * process-shared one (musl's rule).
+ * A fast-path relock that drops bit 31 never strands the woken locker, under either sleep
+ * protocol. A thread blocks in {@code lock} on a held mutex; the other releases it and at once,
+ * twice, takes and releases it again through the fast path, whose CAS from 0 drops bit 31 while
+ * the woken locker may still be on its way. Under the parking protocol's bit rule such an unlock
+ * wakes nobody: the locker must not be asleep when it lands; it is either still running (and
+ * retries), or asleep without the bit for at most its poll (a woken thread that lost the race),
+ * or asleep having set the bit again. Under musl's protocol the locker's count makes the unlocks
+ * wake. Rotates through the NORMAL configurations on every private backend (the parking
+ * protocol on the parking backend, musl's on the kernel ones) and a process-shared one.
  */
 @JCStressTest(Mode.Termination)
 @Description("Mutex bit rule: a fast-path relock that drops bit 31 never strands the woken locker")

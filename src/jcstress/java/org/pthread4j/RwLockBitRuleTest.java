@@ -16,15 +16,12 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 /**
- * The bit rule of private rwlocks (see {@link RwLock}): the last reader's unlock wakes only when
- * bit 31 was set. A writer blocks behind a read lock; the other thread releases the read lock
- * and at once, twice, takes and releases a read lock again through the fast path, whose CAS from
- * 0 drops bit 31 while the woken writer may still be on its way. The writer must not be left
- * asleep on a free lock. On the kernel backends the writer sleeps on the wake sequence
- * ({@link RwLockLayout#SEQ}), and the claim is that a release that clears the bit takes it out,
- * then moves the sequence, before it releases, so a writer anywhere between its read of the
- * sequence and its sleep sees the move. Rotates through every private backend and a
- * process-shared lock (musl's rule).
+ * A reader's fast path that drops bit 31 never strands the woken writer, under either sleep
+ * protocol (see {@link RwLock}). A writer blocks behind a read lock; the other thread releases
+ * the read lock and at once, twice, takes and releases a read lock again through the fast path,
+ * whose CAS from 0 drops bit 31 while the woken writer may still be on its way. The writer must
+ * not be left asleep on a free lock. Rotates through every private backend (the parking protocol
+ * on the parking backend, musl's on the kernel ones) and a process-shared lock (musl's).
  */
 @JCStressTest(Mode.Termination)
 @Description("RwLock bit rule: a reader's fast path that drops bit 31 never strands the woken writer")

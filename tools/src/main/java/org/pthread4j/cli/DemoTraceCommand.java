@@ -210,7 +210,9 @@ public final class DemoTraceCommand {
                 + "      while the group drains), sets bit 31 of m, zeroes W2's barrier and REQUEUES W2 from its\n"
                 + "      barrier onto m._m_lock (wake 0, move 1); W1 returns from wait, then unlock(m) wakes W2\n"
                 + "  W2: wakes from the mutex word, does the same for W3\n"
-                + "  W3: the group's last member lowers _m_waiters; its unlock wakes nobody");
+                + "  W3: the group's last member lowers _m_waiters; MUSL protocol: its unlock wakes nobody;\n"
+                + "      PARKING protocol: it relocked as a thread the mutex woke while the group was counted, so it\n"
+                + "      recorded bit 31, and its unlock wakes once and finds nobody");
             t.expect(0, sig.call(m::unlock), "unlock");
             for (int i = 0; i < ws.length; i++) {
                 t.expect(0, t.get(waits.get(i), ws[i].name + "'s wait"), ws[i].name + "'s wait");
@@ -266,16 +268,15 @@ public final class DemoTraceCommand {
             t.awaitAsleep(r4, lock, () -> b.get(RwLockLayout.WAITERS) == 2);
             words.run();
             t.events();
-            t.step("W: unlock()  -- musl's writer wakes cnt = 0x7fffffff, ALL sleepers; the bit rule wakes one,\n"
-                + "      R3, which gets in while another reader sleeps and passes a wake on (the readers' chain):\n"
-                + "      R4 gets in too");
+            t.step("W: unlock()  -- a writer's unlock wakes cnt = 0x7fffffff, ALL sleepers: R3 and R4 both get in");
             t.expect(0, w.call(rw::unlock), "unlock");
             t.expect(0, t.get(r3lock, "R3's rdlock"), "rdlock");
             t.expect(0, t.get(r4lock, "R4's rdlock"), "rdlock");
             words.run();
             t.events();
-            t.step("R3: unlock(); R4: unlock()  -- R3 recorded bit 31 when it got in (R4 was still counted), so\n"
-                + "      the last reader's unlock wakes once more and finds nobody: the bit rule's price");
+            t.step("R3: unlock(); R4: unlock()  -- MUSL protocol: _rw_waiters is 0 and the bit is gone: no wake.\n"
+                + "      PARKING protocol: a reader that got in while the other was still counted recorded bit 31,\n"
+                + "      and then the last reader's unlock wakes once more and finds nobody: the bit rule's price");
             t.expect(0, r3.call(rw::unlock), "unlock");
             t.expect(0, r4.call(rw::unlock), "unlock");
             words.run();
