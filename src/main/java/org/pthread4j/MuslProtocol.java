@@ -25,13 +25,14 @@ final class MuslProtocol extends Protocol {
 
     /** {@code int spins = 100; while (spins-- && m->_m_lock && !m->_m_waiters) a_spin();} */
     @Override
-    void spin() {
+    boolean spin(final int busy) {
         Spin.musl(seg, word, waiters);
+        return false;
     }
 
     /** musl's trylock records nothing. */
     @Override
-    int mark(final int sleeps) {
+    int mark(final int turns) {
         return 0;
     }
 
@@ -48,7 +49,7 @@ final class MuslProtocol extends Protocol {
      * an interrupt of an interruptible wait, which ends the lock.
      */
     @Override
-    int sleep(final int seen, final int busy, final int sleeps, final int clock, final Timespec at,
+    int sleep(final int seen, final int busy, final int turns, final int clock, final Timespec at,
               final boolean interruptible) {
         count(1);
         final int t = seen | WAITERS_BIT;

@@ -417,19 +417,21 @@ public final class Mutex {
      * The body of musl's {@code __pthread_mutex_timedlock} after its fast path, with the
      * protocol's sleep where musl counts itself in, sets bit 31 and waits.
      *
-     * @param sleeps the sleeps the caller made on this mutex's word already: 1 for a condvar
-     *               waiter requeued onto it, else 0
+     * @param turns the turns the caller lost on this mutex already ({@link Protocol#mark}): 1
+     *              for a condvar waiter requeued onto it and woken by an unlock, else 0
      */
-    private int lockSlow(final int clock, final Timespec at, final boolean interruptible, int sleeps) {
+    private int lockSlow(final int clock, final Timespec at, final boolean interruptible, int turns) {
         final Self me = tracked ? self() : null;
         final RobustList self = linked ? me.robust() : null;
         final int tid = tracked ? me.tid : 0;
-        int r = tryLock(tid, self, protocol.mark(sleeps));
+        int r = tryLock(tid, self, protocol.mark(turns));
         if (r != EBUSY) {
             return r;
         }
-        protocol.spin();
-        while ((r = tryLock(tid, self, protocol.mark(sleeps))) == EBUSY) {
+        if (protocol.spin(1)) {
+            turns++;
+        }
+        while ((r = tryLock(tid, self, protocol.mark(turns))) == EBUSY) {
             r = (int) INT.getVolatile(seg, LOCK);
             final int own = r & OWNER_MASK;
             if (own == 0 && (r == 0 || robust)) {
@@ -438,9 +440,9 @@ public final class Mutex {
             if (kind == MutexLayout.ERRORCHECK && own == tid) {
                 return Errno.EDEADLK;
             }
-            r = protocol.sleep(r, 1, sleeps, clock, at, interruptible);
+            r = protocol.sleep(r, 1, turns, clock, at, interruptible);
             if (r == 0) {
-                sleeps++;
+                turns++;
             } else if (r != Errno.EAGAIN) {
                 protocol.leave();
                 return r;

@@ -11,7 +11,7 @@ import java.lang.foreign.MemorySegment;
  * The parking protocol, for private lock words on the parking backend (see {@link Protocol}).
  * Nothing but this JVM can see such a word, so the protocol may depart from musl's where the
  * JVM's own futex table allows it; each departure below is kept because the lock benchmarks
- * need it (see {@code docs/measurements.md}).
+ * need it ({@code docs/measurements.md}).
  *
  * <h2>Implementation overview</h2>
  *
@@ -19,34 +19,34 @@ import java.lang.foreign.MemorySegment;
  * <li><b>The bit rule.</b> An unlock wakes only when the word it released had bit 31
  *     ({@link #waiters()} is 0): an unlock costs one atomic even while sleepers are counted, also
  *     in the tens of microseconds between a wake and the woken thread's first run. The bit is
- *     kept true by a chain: a thread that may have taken a wake (it slept in this lock call)
+ *     kept true by a chain: a thread that lost a turn (it slept, so it may have taken a wake)
  *     records bit 31 with its acquiring CAS while others are counted ({@link #mark}), or sleeps
  *     again, or, leaving without the lock, wakes another sleeper ({@link #leave}).</li>
  * <li><b>Set-bit-and-wait, joining.</b> A first sleep sets bit 31 into whatever busy value the
  *     word holds and queues the thread in one step under the parking table's bucket lock
  *     ({@link Futex#setBitWait}), so it is not turned away because the running threads keep
  *     changing the word, and an unlock that sees the bit always finds it queued. A thread that
- *     has not slept in this call also joins the sleepers already queued on the word whatever
+ *     has lost no turn in this call also joins the sleepers already queued on the word whatever
  *     the word holds, as a newcomer to a {@code java.util.concurrent} lock parks behind its
  *     queue: by the chain above one of them will be woken after another.</li>
- * <li><b>A spin that does not steal from a holder that relocks.</b> Before its first sleep a
- *     thread looks at the word for up to {@link Tuning#spinNanos()} while nobody is counted,
- *     less often as it goes; a word seen free is looked at {@link #LOOKS} more times,
- *     {@link #SETTLE} pauses apart, before the spin ends on it, and the spin ends at the
- *     {@link #RELOCKS}th time the word was taken again meanwhile. Taking the word in the gap
- *     between a running holder's unlock and its next lock would steal it from a thread that
- *     wants it back at once, which then spins and steals it back: two CPUs passing the lock's
- *     line on every round.</li>
- * <li><b>A woken thread that loses sleeps without the bit, for a while.</b> A thread that took a
- *     wake and finds the lock held again (a running holder relocked it first) does not set bit
- *     31 at once, which would make the holder's next unlock wake it again, a few nanoseconds
- *     later, to lose again. It sleeps on the word, counted but without the bit, for at most
- *     {@link Tuning#pollNanos()} (untimed locks; a timed one sleeps with the bit). It is queued
- *     on the word like any sleeper, so any unlock that finds bit 31 (a thread that acquires
- *     after a sleep records it, since this one is counted; a newcomer sets it) wakes it; only a
- *     holder that took the lock without a sleep and releases it for good leaves it to its
+ * <li><b>A spin that does not steal from a holder that relocks.</b> Before its sleeping loop a
+ *     thread looks at the word for up to {@link Tuning#spinNanos()} while nobody is counted and
+ *     the word keeps it out, less often as it goes; a word seen free is looked at
+ *     {@link #LOOKS} more times, {@link #SETTLE} pauses apart, before the spin ends on it, and the
+ *     {@link #RELOCKS}th time the word was taken again meanwhile ends the spin: the caller lost
+ *     its turn. Taking the word in the gap between a running holder's unlock and its next lock
+ *     would steal it from a thread that wants it back at once, which then spins and steals it
+ *     back: two CPUs passing the lock's line on every round.</li>
+ * <li><b>A thread that lost its turn sleeps without the bit, for a while.</b> A thread that
+ *     finds the lock held again after a sleep, or whose spin saw the holder take it back, does
+ *     not set bit 31, which would make the running holder's next unlock, a few nanoseconds
+ *     later, wake it to lose again. It sleeps on the word counted but without the bit, for at
+ *     most {@link Tuning#pollNanos()} (untimed locks; a timed one sets the bit). It is queued on
+ *     the word like any sleeper, so any unlock that finds bit 31 wakes it (a thread that acquires
+ *     after a lost turn records the bit, since this one is counted; a newcomer sets it); only a
+ *     holder that took the lock without losing a turn and releases it for good leaves it to its
  *     timeout. It keeps the chain's duty: it acquires recording the bit, or sleeps again, or
- *     passes a wake on.</li>
+ *     passes a wake on; it never joins.</li>
  * </ul>
  */
 final class ParkingProtocol extends Protocol {
@@ -71,21 +71,32 @@ final class ParkingProtocol extends Protocol {
     }
 
     @Override
-    void spin() {
+    boolean spin(final int busy) {
         final long start = System.nanoTime();
         int relocks = 0;
         for (int step = 1; counted() == 0 && System.nanoTime() - start < tuning.spinNanos(); step = pause(step)) {
-            if (get() == 0 && (staysFree() || ++relocks == RELOCKS)) {
-                return;
+            if (!keepsOut(busy)) {
+                if (staysFree(busy)) {
+                    return false;
+                }
+                if (++relocks == RELOCKS) {
+                    return true;
+                }
             }
         }
+        return false;
+    }
+
+    /** Whether the word, bit 31 aside, is at least {@code busy}: it keeps the caller out. */
+    private boolean keepsOut(final int busy) {
+        return Integer.compareUnsigned(get() & Integer.MAX_VALUE, busy) >= 0;
     }
 
     /** Whether a word seen free is still free at {@link #LOOKS} more looks, {@link #SETTLE} pauses apart. */
-    private boolean staysFree() {
+    private boolean staysFree(final int busy) {
         for (int i = 0; i < LOOKS; i++) {
             pause(SETTLE);
-            if (get() != 0) {
+            if (keepsOut(busy)) {
                 return false;
             }
         }
@@ -104,23 +115,23 @@ final class ParkingProtocol extends Protocol {
         return (int) Block.INT.getVolatile(seg, word);
     }
 
-    /** The bit rule: an acquisition after a sleep records bit 31 while others are counted. */
+    /** The bit rule: an acquisition after a lost turn records bit 31 while others are counted. */
     @Override
-    int mark(final int sleeps) {
-        return sleeps > 0 && counted() != 0 ? WAITERS_BIT : 0;
+    int mark(final int turns) {
+        return turns > 0 && counted() != 0 ? WAITERS_BIT : 0;
     }
 
     @Override
-    int sleep(final int seen, final int busy, final int sleeps, final int clock, final Timespec at,
+    int sleep(final int seen, final int busy, final int turns, final int clock, final Timespec at,
               final boolean interruptible) {
         count(1);
         final int r;
-        if (sleeps > 0 && at == null) {
+        if (turns > 0 && at == null) {
             final Timespec until = Timespec.ofNanos(Timespec.nowNanos(Timespec.CLOCK_MONOTONIC) + tuning.pollNanos());
             final int e = futex.timedWait(seg, word, seen, true, Timespec.CLOCK_MONOTONIC, until, interruptible);
             r = e == Errno.ETIMEDOUT ? 0 : e;
         } else {
-            r = futex.setBitWait(seg, word, WAITERS_BIT, busy, sleeps == 0, true, clock, at, interruptible);
+            r = futex.setBitWait(seg, word, WAITERS_BIT, busy, turns == 0, true, clock, at, interruptible);
         }
         count(-1);
         return r;

@@ -97,17 +97,25 @@ abstract sealed class Protocol permits MuslProtocol, ParkingProtocol {
     /** {@return which protocol this is} */
     abstract SleepProtocol kind();
 
-    /** The spin between a lock's first failed attempt and its sleeping loop. */
-    abstract void spin();
+    /**
+     * The spin between a lock's first failed attempt and its sleeping loop.
+     *
+     * @param busy the least value of the word, bit 31 aside, that keeps the caller out (1: any
+     *             holder; a reader is kept out only by a writer)
+     * @return whether the caller lost its turn to a running holder that took the lock back (the
+     *     parking protocol's spin; musl's never says so): the sleeping loop then starts as after
+     *     a sleep
+     */
+    abstract boolean spin(int busy);
 
     /**
      * The bit an acquisition of the sleeping loop records with its CAS.
      *
-     * @param sleeps how many sleeps the caller made in this lock call (more than 0: it may have
-     *               taken a wake)
+     * @param turns how many turns the caller lost in this lock call: sleeps it came back from
+     *              (it may have taken a wake), and a spin that saw the holder take the lock back
      * @return {@link #WAITERS_BIT} or 0
      */
-    abstract int mark(int sleeps);
+    abstract int mark(int turns);
 
     /**
      * One sleep of a thread that saw the lock word hold {@code seen}, busy for it: counts the
@@ -116,14 +124,14 @@ abstract sealed class Protocol permits MuslProtocol, ParkingProtocol {
      * @param seen          the word as the caller saw it
      * @param busy          the least value of the word, bit 31 aside, that keeps the caller
      *                      waiting (1: any holder; a reader waits out only a writer)
-     * @param sleeps        how many sleeps the caller made in this lock call
+     * @param turns         how many turns the caller lost in this lock call (see {@link #mark})
      * @param clock         the deadline's clock
      * @param at            the absolute deadline, or {@code null}
      * @param interruptible whether an interrupt ends the sleep
-     * @return 0 (woken, perhaps spuriously: retry, having taken a wake), EAGAIN (did not sleep:
-     *     retry), or ETIMEDOUT, EINTR, EINVAL (give up)
+     * @return 0 (woken, perhaps spuriously, or the end of a bounded sleep: retry, having lost a
+     *     turn), EAGAIN (did not sleep: retry), or ETIMEDOUT, EINTR, EINVAL (give up)
      */
-    abstract int sleep(int seen, int busy, int sleeps, int clock, Timespec at, boolean interruptible);
+    abstract int sleep(int seen, int busy, int turns, int clock, Timespec at, boolean interruptible);
 
     /** A thread leaves the sleeping loop without the lock (timeout, interrupt, bad deadline). */
     abstract void leave();

@@ -261,16 +261,15 @@ public final class RwLock {
         if (r != Errno.EBUSY) {
             return r;
         }
-        protocol.spin();
-        int sleeps = 0;
-        while ((r = tryRdLock(protocol.mark(sleeps))) == Errno.EBUSY) {
+        int turns = protocol.spin(WRITE_LOCKED) ? 1 : 0;
+        while ((r = tryRdLock(protocol.mark(turns))) == Errno.EBUSY) {
             final int val = block.get(LOCK);
             if (val == 0 || (val & COUNT_MASK) != WRITE_LOCKED) {
                 continue;
             }
-            r = protocol.sleep(val, WRITE_LOCKED, sleeps, clock, at, interruptible);
+            r = protocol.sleep(val, WRITE_LOCKED, turns, clock, at, interruptible);
             if (r == 0) {
-                sleeps++;
+                turns++;
             } else if (r != Errno.EAGAIN) {
                 protocol.leave();
                 return r;
@@ -336,16 +335,15 @@ public final class RwLock {
         if (r != Errno.EBUSY) {
             return r;
         }
-        protocol.spin();
-        int sleeps = 0;
-        while ((r = tryWrLock(protocol.mark(sleeps))) == Errno.EBUSY) {
+        int turns = protocol.spin(1) ? 1 : 0;
+        while ((r = tryWrLock(protocol.mark(turns))) == Errno.EBUSY) {
             final int val = block.get(LOCK);
             if (val == 0) {
                 continue;
             }
-            r = protocol.sleep(val, 1, sleeps, clock, at, interruptible);
+            r = protocol.sleep(val, 1, turns, clock, at, interruptible);
             if (r == 0) {
-                sleeps++;
+                turns++;
             } else if (r != Errno.EAGAIN) {
                 protocol.leave();
                 return r;

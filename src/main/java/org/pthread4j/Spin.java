@@ -5,9 +5,10 @@ import org.pthread4j.memory.Block;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The spins before a sleep: musl's, a fixed count of pauses with a look at the word after each
- * ({@code a_spin}), and the bounded one of the parking protocol and the semaphore, which looks
- * after 1, 2, 4 ... up to {@link Tuning#MAX_STEP} pauses and ends after a time. Looking less
+ * The spins before a sleep shared by several primitives: musl's, a fixed count of pauses with a
+ * look at the word after each ({@code a_spin}); the semaphore's, which looks after 1, 2, 4 ... up
+ * to {@link Tuning#MAX_STEP} pauses and ends after a time (the parking protocol's spin, which also
+ * watches for relocks, is {@link ParkingProtocol}'s own); and a condvar waiter's, on its own word. Looking less
  * often as the wait grows (test-and-test-and-set with exponential backoff) leaves the word's
  * cache line with the CPU of the thread that holds the lock; the time bound keeps the spin the
  * same length whatever a pause costs on the machine.
@@ -29,22 +30,6 @@ final class Spin {
     static void musl(final MemorySegment seg, final long word, final long waiters) {
         for (int spins = Tuning.MUSL_SPINS; spins > 0 && get(seg, word) != 0 && get(seg, waiters) == 0; spins--) {
             Thread.onSpinWait();
-        }
-    }
-
-    /**
-     * The bounded spin: while the word is nonzero and the waiter count 0, for at most
-     * {@code nanos}.
-     *
-     * @param seg     the primitive's segment
-     * @param word    the lock word
-     * @param waiters the waiter count
-     * @param nanos   the bound
-     */
-    static void whileBusy(final MemorySegment seg, final long word, final long waiters, final long nanos) {
-        final long start = System.nanoTime();
-        for (int step = 1; get(seg, word) != 0 && get(seg, waiters) == 0 && System.nanoTime() - start < nanos;
-             step = pause(step)) {
         }
     }
 
