@@ -73,7 +73,7 @@ import static org.pthread4j.CondLayout.*;
  *     waiter in ({@link Mutex#countRequeued()}) and the last one counts it out: while a group
  *     drains, every unlock wakes under musl's protocol, and under the parking protocol every
  *     acquisition after a wake records bit 31, including the requeued member's own relock
- *     ({@link Mutex#lockRequeued()}). The member about to requeue its successor also sets the
+ *     ({@link Mutex#relock(boolean)}). The member about to requeue its successor also sets the
  *     mutex's bit 31 ({@link Mutex#markWaiters()}) so that its own unlock wakes. Plain
  *     {@code FUTEX_REQUEUE} suffices: the barrier is set to 0 before the requeue, so a waiter
  *     that had not yet slept sees 0 and does not sleep. The condvar changes the mutex's words
@@ -357,7 +357,7 @@ public final class Cond {
         // Errors relocking the mutex override: the caller must learn the mutex's state. A member
         // with an older neighbour in its group was requeued onto the mutex (or woken, where that
         // is impossible) by that neighbour, and relocks as a thread an unlock of it woke.
-        final int r = oldstate != WAITING && node.next != null ? mutex.lockRequeued() : mutex.lock();
+        final int r = mutex.relock(oldstate != WAITING && node.next != null);
         if (r != 0) {
             e = r;
         }
@@ -436,7 +436,7 @@ public final class Cond {
             futex.wake(seg, WAITERS, 1, false);
         }
 
-        final int r = mutex.lock();
+        final int r = mutex.relock(false);
         return r != 0 ? r : e;
     }
 

@@ -25,7 +25,7 @@ final class MuslProtocol extends Protocol {
 
     /** {@code int spins = 100; while (spins-- && m->_m_lock && !m->_m_waiters) a_spin();} */
     @Override
-    boolean spin(final int busy) {
+    boolean spin(final int busy, final boolean yields) {
         Spin.musl(seg, word, waiters);
         return false;
     }
@@ -61,7 +61,13 @@ final class MuslProtocol extends Protocol {
 
     /** musl's loop just returns. */
     @Override
-    void leave() {
+    void passWake() {
+    }
+
+    /** {@code __wake(&rw->_rw_lock, cnt, priv)}. */
+    @Override
+    int wakeCount(final int cnt) {
+        return cnt;
     }
 
     /** {@code int waiters = m->_m_waiters;}, read before the releasing atomic. */

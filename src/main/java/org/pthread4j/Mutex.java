@@ -72,7 +72,7 @@ import java.util.Objects;
  *     that took a wake either acquires and records bit 31 with its CAS while others are
  *     counted, or sleeps again with the bit, or, leaving without the lock, wakes another
  *     sleeper; a condvar waiter requeued onto the word relocks as one that took a wake
- *     ({@link #lockRequeued()}). A plain locker's CAS from 0 drops the bit only while a woken
+ *     ({@link #relock(boolean)}). A plain locker's CAS from 0 drops the bit only while a woken
  *     thread is on its way to put it back; and so a thread that has not taken a wake may join
  *     the sleepers already queued, whatever the word holds.</li>
  * <li><b>Destroy after unlock.</b> Unlock reads everything it needs before its releasing swap
@@ -327,7 +327,7 @@ public final class Mutex {
         if (tryLockFree() == 0) {
             return 0;
         }
-        return lockSlow(Timespec.CLOCK_REALTIME, null, false, 0);
+        return lockSlow(Timespec.CLOCK_REALTIME, null, false, 0, true);
     }
 
     /**
@@ -410,17 +410,20 @@ public final class Mutex {
         if (!tracked && (int) INT.compareAndExchange(seg, LOCK, 0, EBUSY) == 0) {
             return 0;
         }
-        return lockSlow(clock, abs, interruptible, 0);
+        return lockSlow(clock, abs, interruptible, 0, true);
     }
 
     /**
      * The body of musl's {@code __pthread_mutex_timedlock} after its fast path, with the
      * protocol's sleep where musl counts itself in, sets bit 31 and waits.
      *
-     * @param turns the turns the caller lost on this mutex already ({@link Protocol#mark}): 1
-     *              for a condvar waiter requeued onto it and woken by an unlock, else 0
+     * @param turns  the turns the caller lost on this mutex already ({@link Protocol#mark}): 1
+     *               for a condvar waiter requeued onto it and woken by an unlock, else 0
+     * @param yields whether the spin gives way to a holder that relocks ({@link Protocol#spin}):
+     *               false for a condvar waiter's relock
      */
-    private int lockSlow(final int clock, final Timespec at, final boolean interruptible, int turns) {
+    private int lockSlow(final int clock, final Timespec at, final boolean interruptible, int turns,
+                         final boolean yields) {
         final Self me = tracked ? self() : null;
         final RobustList self = linked ? me.robust() : null;
         final int tid = tracked ? me.tid : 0;
@@ -428,7 +431,7 @@ public final class Mutex {
         if (r != EBUSY) {
             return r;
         }
-        if (protocol.spin(1)) {
+        if (protocol.spin(1, yields)) {
             turns++;
         }
         while ((r = tryLock(tid, self, protocol.mark(turns))) == EBUSY) {
@@ -444,7 +447,7 @@ public final class Mutex {
             if (r == 0) {
                 turns++;
             } else if (r != Errno.EAGAIN) {
-                protocol.leave();
+                protocol.passWake();
                 return r;
             }
         }
@@ -603,15 +606,28 @@ public final class Mutex {
     }
 
     /**
-     * Relocks after sleeping on this mutex's word: a condvar waiter requeued onto it, which an
-     * unlock of the mutex woke. Under the bit rule it took the wake that carried bit 31, so its
-     * acquisition records the bit while others are counted (it skips the fast path, whose CAS
-     * records nothing); under musl's protocol this is {@link #lock()}.
+     * musl's {@code relock:} in {@code pthread_cond_timedwait.c}, a plain
+     * {@code pthread_mutex_lock}, with two facts the parking protocol needs: the waiter meets a
+     * signaler about to release (a handoff), so its spin takes the first free word instead of
+     * giving way to a holder that relocks; and a waiter requeued onto this mutex's word, which an
+     * unlock woke, took the wake that carried bit 31, so its acquisition records the bit while
+     * others are counted (it skips the fast path, whose CAS records nothing). Under musl's
+     * protocol this is {@link #lock()}.
      *
+     * @param requeued whether the waiter was requeued onto this mutex's word
      * @return as {@link #lock()}
      */
-    int lockRequeued() {
-        return lockSlow(Timespec.CLOCK_REALTIME, null, false, 1);
+    int relock(final boolean requeued) {
+        if (!requeued) {
+            if (!tracked) {
+                if ((int) INT.compareAndExchange(seg, LOCK, 0, EBUSY) == 0) {
+                    return 0;
+                }
+            } else if (!linked && (int) INT.compareAndExchange(seg, LOCK, 0, self().tid) == 0) {
+                return 0;
+            }
+        }
+        return lockSlow(Timespec.CLOCK_REALTIME, null, false, requeued ? 1 : 0, false);
     }
 
     /**

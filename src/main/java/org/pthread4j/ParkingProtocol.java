@@ -21,7 +21,7 @@ import java.lang.foreign.MemorySegment;
  *     in the tens of microseconds between a wake and the woken thread's first run. The bit is
  *     kept true by a chain: a thread that lost a turn (it slept, so it may have taken a wake)
  *     records bit 31 with its acquiring CAS while others are counted ({@link #mark}), or sleeps
- *     again, or, leaving without the lock, wakes another sleeper ({@link #leave}).</li>
+ *     again, or, leaving without the lock, wakes another sleeper ({@link #passWake}).</li>
  * <li><b>Set-bit-and-wait, joining.</b> A first sleep sets bit 31 into whatever busy value the
  *     word holds and queues the thread in one step under the parking table's bucket lock
  *     ({@link Futex#setBitWait}), so it is not turned away because the running threads keep
@@ -31,12 +31,14 @@ import java.lang.foreign.MemorySegment;
  *     queue: by the chain above one of them will be woken after another.</li>
  * <li><b>A spin that does not steal from a holder that relocks.</b> Before its sleeping loop a
  *     thread looks at the word for up to {@link Tuning#spinNanos()} while nobody is counted and
- *     the word keeps it out, less often as it goes; a word seen free is looked at
- *     {@link #LOOKS} more times, {@link #SETTLE} pauses apart, before the spin ends on it, and the
- *     {@link #RELOCKS}th time the word was taken again meanwhile ends the spin: the caller lost
- *     its turn. Taking the word in the gap between a running holder's unlock and its next lock
- *     would steal it from a thread that wants it back at once, which then spins and steals it
- *     back: two CPUs passing the lock's line on every round.</li>
+ *     the word keeps it out, less often as it goes. A locker or a writer looks at a word seen
+ *     free {@link #LOOKS} more times, {@link #SETTLE} pauses apart, before the spin ends on it,
+ *     and the {@link #RELOCKS}th time the word was taken again meanwhile ends the spin: the
+ *     caller lost its turn. Taking the word in the gap between a running holder's unlock and its
+ *     next lock would steal it from a thread that wants it back at once, which then spins and
+ *     steals it back: two CPUs passing the lock's line on every round. A reader (who shares the
+ *     lock) and a condvar waiter relocking (who meets a signaler about to release: a handoff)
+ *     take the first free word, as musl's spin does.</li>
  * <li><b>A thread that lost its turn sleeps without the bit, for a while.</b> A thread that
  *     finds the lock held again after a sleep, or whose spin saw the holder take it back, does
  *     not set bit 31, which would make the running holder's next unlock, a few nanoseconds
@@ -47,6 +49,12 @@ import java.lang.foreign.MemorySegment;
  *     holder that took the lock without losing a turn and releases it for good leaves it to its
  *     timeout. It keeps the chain's duty: it acquires recording the bit, or sleeps again, or
  *     passes a wake on; it never joins.</li>
+ * <li><b>The readers' chain</b> (rwlocks). A writer's unlock wakes one sleeper, not all
+ *     ({@link #wakeCount}); a reader that gets in after a lost turn while others are counted
+ *     passes a wake on ({@link #passWake}), so the readers asleep behind the writer come in one
+ *     after another, as {@code ReentrantReadWriteLock}'s readers propagate their wake, and the
+ *     writers among the sleepers are not woken as a herd only to sleep again. A writer the chain
+ *     wakes finds readers in and sleeps again.</li>
  * </ul>
  */
 final class ParkingProtocol extends Protocol {
@@ -71,12 +79,12 @@ final class ParkingProtocol extends Protocol {
     }
 
     @Override
-    boolean spin(final int busy) {
+    boolean spin(final int busy, final boolean yields) {
         final long start = System.nanoTime();
         int relocks = 0;
         for (int step = 1; counted() == 0 && System.nanoTime() - start < tuning.spinNanos(); step = pause(step)) {
             if (!keepsOut(busy)) {
-                if (staysFree(busy)) {
+                if (!yields || staysFree(busy)) {
                     return false;
                 }
                 if (++relocks == RELOCKS) {
@@ -137,12 +145,21 @@ final class ParkingProtocol extends Protocol {
         return r;
     }
 
-    /** The bit rule: a thread leaving without the lock may have taken the wake that carried the bit. */
+    /**
+     * The bit rule: a thread leaving without the lock may have taken the wake that carried the
+     * bit; a reader that got in passes the wake that let it in to the next sleeper.
+     */
     @Override
-    void leave() {
+    void passWake() {
         if (counted() != 0) {
             wake(1);
         }
+    }
+
+    /** One: the readers asleep behind a writer come in one after another (the readers' chain). */
+    @Override
+    int wakeCount(final int cnt) {
+        return 1;
     }
 
     /** The bit rule: an unlock wakes by bit 31 alone. */

@@ -39,8 +39,9 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>The call points, in the order a lock's slow path meets them: {@link #spin} before the
  * sleeping loop; {@link #mark} with every acquisition attempt of the loop; {@link #sleep} for
- * one sleep; {@link #leave} when the loop gives up (timeout, interrupt, bad deadline); and, in
- * unlock, {@link #waiters} read before the releasing atomic and {@link #wake} after it.
+ * one sleep; {@link #passWake} when the loop gives up (timeout, interrupt, bad deadline); and, in
+ * unlock, {@link #waiters} read before the releasing atomic and {@link #wake} after it, of
+ * {@link #wakeCount} sleepers.
  */
 abstract sealed class Protocol permits MuslProtocol, ParkingProtocol {
     /** Bit 31 of a lock word: a thread may sleep on it ({@code FUTEX_WAITERS}). */
@@ -100,13 +101,17 @@ abstract sealed class Protocol permits MuslProtocol, ParkingProtocol {
     /**
      * The spin between a lock's first failed attempt and its sleeping loop.
      *
-     * @param busy the least value of the word, bit 31 aside, that keeps the caller out (1: any
-     *             holder; a reader is kept out only by a writer)
+     * @param busy   the least value of the word, bit 31 aside, that keeps the caller out (1: any
+     *               holder; a reader is kept out only by a writer)
+     * @param yields whether the caller gives way to a holder that takes the lock back at once (a
+     *               locker or a writer); false for a caller that takes the first free word (a
+     *               reader, who shares the lock, and a condvar waiter relocking, who meets a
+     *               signaler about to release)
      * @return whether the caller lost its turn to a running holder that took the lock back (the
      *     parking protocol's spin; musl's never says so): the sleeping loop then starts as after
      *     a sleep
      */
-    abstract boolean spin(int busy);
+    abstract boolean spin(int busy, boolean yields);
 
     /**
      * The bit an acquisition of the sleeping loop records with its CAS.
@@ -133,8 +138,21 @@ abstract sealed class Protocol permits MuslProtocol, ParkingProtocol {
      */
     abstract int sleep(int seen, int busy, int turns, int clock, Timespec at, boolean interruptible);
 
-    /** A thread leaves the sleeping loop without the lock (timeout, interrupt, bad deadline). */
-    abstract void leave();
+    /**
+     * Passes a wake on: a thread that leaves the sleeping loop without the lock (timeout,
+     * interrupt, bad deadline) and may have taken the wake meant for another; and, under the
+     * parking protocol, an rwlock reader that got in after a lost turn (the readers' chain).
+     * Nothing under musl's protocol.
+     */
+    abstract void passWake();
+
+    /**
+     * {@return how many sleepers an unlock that frees the lock wakes, given musl's {@code cnt}
+     *     (0x7fffffff, all, after a writer; 1 after the last reader)}
+     *
+     * @param cnt musl's count
+     */
+    abstract int wakeCount(int cnt);
 
     /**
      * {@return the waiter count an unlock reads before its releasing atomic: it wakes when this

@@ -60,7 +60,8 @@ import static org.pthread4j.RwLockLayout.WRITE_LOCKED;
  * writers sleep behind readers). Under the parking protocol "someone may sleep" is bit 31
  * alone: a thread that took a wake and acquires records the bit while others are counted, and
  * one that leaves without the lock (timeout, interrupt) passes a wake on (see {@link Mutex},
- * "the bit rule").
+ * "the bit rule"); and a writer's unlock wakes one sleeper, a reader that gets in after a
+ * sleep passing a wake on to the next (the readers' chain, see {@link ParkingProtocol}).
  *
  * <p>Like musl there is no owner tracking: a second {@code wrlock} by the holder deadlocks, a
  * {@code rdlock} while holding the write lock deadlocks, and an unlock by a thread that holds
@@ -261,7 +262,7 @@ public final class RwLock {
         if (r != Errno.EBUSY) {
             return r;
         }
-        int turns = protocol.spin(WRITE_LOCKED) ? 1 : 0;
+        int turns = protocol.spin(WRITE_LOCKED, false) ? 1 : 0;
         while ((r = tryRdLock(protocol.mark(turns))) == Errno.EBUSY) {
             final int val = block.get(LOCK);
             if (val == 0 || (val & COUNT_MASK) != WRITE_LOCKED) {
@@ -271,9 +272,13 @@ public final class RwLock {
             if (r == 0) {
                 turns++;
             } else if (r != Errno.EAGAIN) {
-                protocol.leave();
+                protocol.passWake();
                 return r;
             }
+        }
+        if (r == 0 && turns > 0) {
+            // The readers' chain of the parking protocol: the wake that let this reader in goes on.
+            protocol.passWake();
         }
         return r;
     }
@@ -335,7 +340,7 @@ public final class RwLock {
         if (r != Errno.EBUSY) {
             return r;
         }
-        int turns = protocol.spin(1) ? 1 : 0;
+        int turns = protocol.spin(1, true) ? 1 : 0;
         while ((r = tryWrLock(protocol.mark(turns))) == Errno.EBUSY) {
             final int val = block.get(LOCK);
             if (val == 0) {
@@ -345,7 +350,7 @@ public final class RwLock {
             if (r == 0) {
                 turns++;
             } else if (r != Errno.EAGAIN) {
-                protocol.leave();
+                protocol.passWake();
                 return r;
             }
         }
@@ -358,7 +363,8 @@ public final class RwLock {
     /**
      * {@code pthread_rwlock_unlock}: releases a read lock or the write lock, whichever the
      * caller holds. When the lock becomes free and sleepers may exist, a writer's unlock wakes
-     * all of them and the last reader's unlock wakes one.
+     * all of them (under the parking protocol one, which passes the wake on if it is a reader)
+     * and the last reader's unlock wakes one.
      *
      * <p>Memory effects: actions before this call happen-before the next successful lock that
      * this release makes possible.
@@ -382,7 +388,7 @@ public final class RwLock {
             next = (cnt == WRITE_LOCKED || cnt == 1) ? 0 : val - 1;
         } while ((int) INT.compareAndExchange(seg, (long) LOCK, val, next) != val);
         if (next == 0 && (waiters != 0 || val < 0)) {
-            protocol.wake(cnt);
+            protocol.wake(protocol.wakeCount(cnt));
         }
         return 0;
     }

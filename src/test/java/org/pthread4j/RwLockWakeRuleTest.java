@@ -25,8 +25,9 @@ import static org.pthread4j.MutexTestSupport.inMillis;
 /**
  * The wake rules of both sleep protocols for rwlocks, on every private backend (see
  * {@link RwLock} and {@link MutexWakeRuleTest}): the last reader's unlock wakes one sleeper (under
- * the parking protocol only when bit 31 was set), a writer's unlock wakes every sleeper. Each test
- * builds the interleaving that strands a sleeper if one duty of the rule is missing.
+ * the parking protocol only when bit 31 was set); a writer's unlock wakes every sleeper (under the
+ * parking protocol one, and a reader that gets in passes a wake on). Each test builds the
+ * interleaving that strands a sleeper if one duty of the rule is missing.
  */
 class RwLockWakeRuleTest {
 
@@ -83,8 +84,10 @@ class RwLockWakeRuleTest {
 
     /**
      * A reader, a writer and a reader sleep, in that order, behind a writer. Its unlock wakes them
-     * all: both readers get in, the writer cannot enter past them and sleeps again, and must be
-     * woken by the last reader's unlock.
+     * all (musl's protocol) or the first reader, which passes a wake on (the parking protocol's
+     * readers' chain), reaching the sleeping writer first: it cannot enter past the reader and
+     * sleeps again. The second reader must still get in, and the writer after both, woken by the
+     * last reader's unlock.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.pthread4j.testing.Backends#privateBackends")

@@ -268,15 +268,17 @@ public final class DemoTraceCommand {
             t.awaitAsleep(r4, lock, () -> b.get(RwLockLayout.WAITERS) == 2);
             words.run();
             t.events();
-            t.step("W: unlock()  -- a writer's unlock wakes cnt = 0x7fffffff, ALL sleepers: R3 and R4 both get in");
+            t.step("W: unlock()  -- MUSL protocol: a writer's unlock wakes cnt = 0x7fffffff, ALL sleepers: R3 and R4\n"
+                + "      both get in. PARKING protocol: it wakes one, R3, which gets in while another thread is counted and\n"
+                + "      passes a wake on (the readers' chain): R4 gets in too");
             t.expect(0, w.call(rw::unlock), "unlock");
             t.expect(0, t.get(r3lock, "R3's rdlock"), "rdlock");
             t.expect(0, t.get(r4lock, "R4's rdlock"), "rdlock");
             words.run();
             t.events();
             t.step("R3: unlock(); R4: unlock()  -- MUSL protocol: _rw_waiters is 0 and the bit is gone: no wake.\n"
-                + "      PARKING protocol: a reader that got in while the other was still counted recorded bit 31,\n"
-                + "      and then the last reader's unlock wakes once more and finds nobody: the bit rule's price");
+                + "      PARKING protocol: R3 recorded bit 31 when it got in (R4 was still counted), so the last\n"
+                + "      reader's unlock wakes once more and finds nobody: the bit rule's price");
             t.expect(0, r3.call(rw::unlock), "unlock");
             t.expect(0, r4.call(rw::unlock), "unlock");
             words.run();
