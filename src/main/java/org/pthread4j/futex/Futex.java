@@ -134,14 +134,14 @@ public interface Futex {
      * <p>With {@code join}, a caller that finds other threads already asleep on the word sleeps
      * behind them whatever the word holds, and leaves it untouched: the lock's protocol must
      * then guarantee that while any sleeper is counted, one of them is woken after another
-     * (the mutex's wake chain: a woken thread re-arms the bit whether it acquires or not). Only
-     * a thread that has not taken a wake may join; a woken one must re-arm.
+     * (the parking protocol's wake chain: a woken thread records the bit when it acquires while
+     * others are counted, or sleeps again). Only a thread that has not taken a wake may join.
      *
      * <p>A backend without the atomic operation (the kernel) composes it from a read, a CAS
      * and a wait on the value set, which returns EAGAIN when the word moves before the sleep,
      * and ignores {@code join}: it cannot see who sleeps. Such a backend says so through
-     * {@link #atomicSetBitWait()}, and the private {@code Mutex} and {@code RwLock} then sleep on
-     * a wake sequence instead of calling this.
+     * {@link #atomicSetBitWait()}, and the locks then run musl's protocol on it and do not call
+     * this.
      *
      * @param seg           the segment holding the word
      * @param off           the word's offset
@@ -166,9 +166,8 @@ public interface Futex {
     /**
      * Whether {@link #setBitWait} is one atomic step here: the check, the setting of the bit and
      * the sleep cannot be separated by a change of the word, and {@code join} is honoured. A
-     * primitive whose word changes at every lock and unlock sleeps on that word only where this is
-     * true; elsewhere it sleeps on a word of its own that changes only when a wake is due (see
-     * {@link org.pthread4j.Mutex}'s class overview).
+     * private lock runs the parking protocol, which sleeps by {@link #setBitWait}, only where this
+     * is true, and musl's protocol elsewhere (see {@link org.pthread4j.SleepProtocol}).
      *
      * @return true for the parking backend; false (the default) for backends that compose the
      *     call from a read, a CAS and an exact-value wait

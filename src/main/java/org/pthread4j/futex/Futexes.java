@@ -17,14 +17,11 @@ import java.util.Objects;
  * <p>Why parking is the private default: a parked waiter answers interrupts at once and shows
  * as {@code WAITING} in thread dumps, where a platform thread in a native {@code FUTEX_WAIT}
  * shows {@code RUNNABLE} and answers within a 20 ms slice (virtual threads park on both: the
- * kernel backend keeps them out of the native wait). Speed does not decide it. Measured with {@code ./pthread4j bench}
- * on the project's 2-core machine (medians, one run, both backends side by side): a wake with
- * no waiter costs 14 ns on the parking backend against 1,800 ns for the syscall; a two-thread
- * wake+wait round trip costs 9.2 us against 8.7 us (LockSupport alone: 8.5 us), since a
- * cross-CPU wakeup dominates both; back-to-back wait/wake pairs on many words (the
- * {@code hash} workload) ran at 60-107k pairs/s parked against about 200k/s in the kernel in
- * one run, and at 152-197k against 186-232k in another. The primitives' uncontended paths make
- * no futex call on either backend.
+ * kernel backend keeps them out of the native wait). Speed does not decide it (the figures are
+ * in {@code docs/measurements.md}). The primitives' uncontended paths make no futex call on
+ * either backend. The backend also decides how a private lock's threads sleep and wake: the
+ * parking protocol on the parking backend, musl's on the kernel ones
+ * ({@code org.pthread4j.SleepProtocol}).
  *
  * <p>Setting {@value #PROPERTY} to {@code linux-noprivate} runs every private primitive on the
  * kernel backend with the private flag refused as by a kernel older than 2.6.22, which is how
