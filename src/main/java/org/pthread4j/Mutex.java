@@ -447,7 +447,6 @@ public final class Mutex {
             if (r == 0) {
                 turns++;
             } else if (r != Errno.EAGAIN) {
-                protocol.passWake();
                 return r;
             }
         }

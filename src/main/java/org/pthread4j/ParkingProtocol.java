@@ -142,6 +142,9 @@ final class ParkingProtocol extends Protocol {
             r = futex.setBitWait(seg, word, WAITERS_BIT, busy, turns == 0, true, clock, at, interruptible);
         }
         count(-1);
+        if (r != 0 && r != Errno.EAGAIN) {
+            passWake();
+        }
         return r;
     }
 

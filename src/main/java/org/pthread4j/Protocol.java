@@ -39,9 +39,9 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>The call points, in the order a lock's slow path meets them: {@link #spin} before the
  * sleeping loop; {@link #mark} with every acquisition attempt of the loop; {@link #sleep} for
- * one sleep; {@link #passWake} when the loop gives up (timeout, interrupt, bad deadline); and, in
- * unlock, {@link #waiters} read before the releasing atomic and {@link #wake} after it, of
- * {@link #wakeCount} sleepers.
+ * one sleep, which passes a wake on ({@link #passWake}) when it gives up (timeout, interrupt, bad
+ * deadline); and, in unlock, {@link #waiters} read before the releasing atomic and {@link #wake}
+ * after it, of {@link #wakeCount} sleepers.
  */
 abstract sealed class Protocol permits MuslProtocol, ParkingProtocol {
     /** Bit 31 of a lock word: a thread may sleep on it ({@code FUTEX_WAITERS}). */
@@ -134,15 +134,15 @@ abstract sealed class Protocol permits MuslProtocol, ParkingProtocol {
      * @param at            the absolute deadline, or {@code null}
      * @param interruptible whether an interrupt ends the sleep
      * @return 0 (woken, perhaps spuriously, or the end of a bounded sleep: retry, having lost a
-     *     turn), EAGAIN (did not sleep: retry), or ETIMEDOUT, EINTR, EINVAL (give up)
+     *     turn), EAGAIN (did not sleep: retry), or ETIMEDOUT, EINTR, EINVAL (give up; under the
+     *     parking protocol the thread has passed on a wake it may have taken, {@link #passWake})
      */
     abstract int sleep(int seen, int busy, int turns, int clock, Timespec at, boolean interruptible);
 
     /**
-     * Passes a wake on: a thread that leaves the sleeping loop without the lock (timeout,
-     * interrupt, bad deadline) and may have taken the wake meant for another; and, under the
-     * parking protocol, an rwlock reader that got in after a lost turn (the readers' chain).
-     * Nothing under musl's protocol.
+     * Passes a wake on: a sleep that gives up (timeout, interrupt, bad deadline) may have taken
+     * the wake meant for another; and an rwlock reader that got in after a lost turn (the readers'
+     * chain). Nothing under musl's protocol.
      */
     abstract void passWake();
 

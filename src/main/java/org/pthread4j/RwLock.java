@@ -272,7 +272,6 @@ public final class RwLock {
             if (r == 0) {
                 turns++;
             } else if (r != Errno.EAGAIN) {
-                protocol.passWake();
                 return r;
             }
         }
@@ -350,7 +349,6 @@ public final class RwLock {
             if (r == 0) {
                 turns++;
             } else if (r != Errno.EAGAIN) {
-                protocol.passWake();
                 return r;
             }
         }
