@@ -617,14 +617,8 @@ public final class Mutex {
      * @return as {@link #lock()}
      */
     int relock(final boolean requeued) {
-        if (!requeued) {
-            if (!tracked) {
-                if ((int) INT.compareAndExchange(seg, LOCK, 0, EBUSY) == 0) {
-                    return 0;
-                }
-            } else if (!linked && (int) INT.compareAndExchange(seg, LOCK, 0, self().tid) == 0) {
-                return 0;
-            }
+        if (!requeued && tryLockFree() == 0) {
+            return 0;
         }
         return lockSlow(Timespec.CLOCK_REALTIME, null, false, requeued ? 1 : 0, false);
     }
