@@ -121,6 +121,68 @@ class FutexIdleStrategyTest {
         }
     }
 
+    /** Drives an adaptive strategy on a clock the test moves: how many idle calls until it registers. */
+    private static int callsUntilRegistered(final FutexIdleStrategy idle, final FutexDoorbell bell, final long[] now,
+                                            final long stepNanos) {
+        int calls = 0;
+        while (bell.sleepers() == 0) {
+            idle.idle(0);
+            calls++;
+            now[0] += stepNanos;
+            assertTrue(calls < 1_000_000, "never registered");
+        }
+        return calls;
+    }
+
+    @Test
+    void anAdaptiveStrategySpinsTwiceTheLastShortGapAndOnlyBrieflyAfterALongOne() {
+        try (Memory mem = Memory.allocate(8)) {
+            final FutexDoorbell bell = new FutexDoorbell(mem.block(0, 8, 8));
+            final long[] now = {1_000_000_000L};
+            final FutexIdleStrategy idle = new FutexIdleStrategy(bell, Duration.ofMillis(4), () -> now[0]);
+            assertEquals(FutexIdleStrategy.MIN_SPIN_NANOS, idle.spinNanos(), "a new strategy spins the least");
+            // 1 us per call: 20 calls of spin, then the 10 yields, then the call that registers.
+            assertEquals(20 + FutexIdleStrategy.DEFAULT_YIELDS + 1, callsUntilRegistered(idle, bell, now, 1_000));
+
+            // Work after a gap of 1 ms (at most half the 4 ms maximum): the next spin lasts 2 ms.
+            now[0] += 1_000_000;
+            idle.idle(1);
+            assertEquals(0, bell.sleepers(), "work leaves the sleepers");
+            assertEquals(2 * (1_000_000 + 31_000), idle.spinNanos());
+            final int calls = callsUntilRegistered(idle, bell, now, 1_000);
+            assertEquals(2 * (1_000 + 31) + FutexIdleStrategy.DEFAULT_YIELDS + 1, calls,
+                "spun through a gap like the last one before yielding");
+
+            // Work after a gap of 3 ms (over half the maximum): the next spin is the shortest.
+            now[0] += 3_000_000;
+            idle.idle(1);
+            assertEquals(FutexIdleStrategy.MIN_SPIN_NANOS, idle.spinNanos());
+            assertEquals(20 + FutexIdleStrategy.DEFAULT_YIELDS + 1, callsUntilRegistered(idle, bell, now, 1_000),
+                "sparse traffic sleeps after the shortest spin");
+
+            // A gap shorter than the shortest spin keeps the shortest spin.
+            idle.idle(1);
+            idle.idle(0);
+            now[0] += 500;
+            idle.idle(1);
+            assertEquals(FutexIdleStrategy.MIN_SPIN_NANOS, idle.spinNanos());
+        }
+    }
+
+    @Test
+    void strategiesRefuseSpinBoundsTheyCannotKeep() {
+        try (Memory mem = Memory.allocate(8)) {
+            final FutexDoorbell bell = new FutexDoorbell(mem.block(0, 8, 8));
+            assertThrows(IllegalArgumentException.class, () -> new FutexIdleStrategy(bell, Duration.ofNanos(19_999)));
+            assertThrows(IllegalArgumentException.class, () -> new FutexIdleStrategy(bell, Duration.ofMillis(1_001)));
+            assertThrows(IllegalArgumentException.class, () -> new FutexIdleStrategy(bell, Duration.ofMillis(-1)));
+            assertThrows(NullPointerException.class, () -> new FutexIdleStrategy(bell, (Duration) null));
+            assertThrows(IllegalArgumentException.class, () -> new FutexIdleStrategy(bell, -1, 0));
+            assertEquals(-1, new FutexIdleStrategy(bell, 5, 0).spinNanos(), "a fixed count does not adapt");
+            assertEquals(FutexIdleStrategy.MIN_SPIN_NANOS, new FutexIdleStrategy(bell).spinNanos());
+        }
+    }
+
     @Test
     void aSleepingConsumerAnswersInterrupt() throws Exception {
         try (Memory mem = Memory.allocate(8)) {

@@ -47,9 +47,7 @@ public final class RingConsumer {
     /** Message type of a timestamp message. */
     static final int MSG = 1;
     /** The strategies, by the name the bench passes. */
-    static final List<String> STRATEGIES = List.of("busy-spin", "futex", "futex-spin", "backoff", "sleeping");
-    /** Spins of the {@code futex-spin} consumer before it yields: tens of microseconds on x86_64. */
-    static final int LONG_SPINS = 10_000;
+    static final List<String> STRATEGIES = List.of("busy-spin", "futex", "futex-fixed", "backoff", "sleeping");
     /** Exit status when the bench's end of standard input closed. */
     static final int ORPHANED = 3;
 
@@ -78,7 +76,7 @@ public final class RingConsumer {
         return switch (name) {
             case "busy-spin" -> new BusySpinIdleStrategy();
             case "futex" -> new FutexIdleStrategy(bell);
-            case "futex-spin" -> new FutexIdleStrategy(bell, LONG_SPINS, FutexIdleStrategy.DEFAULT_YIELDS);
+            case "futex-fixed" -> new FutexIdleStrategy(bell, FutexIdleStrategy.DEFAULT_SPINS, FutexIdleStrategy.DEFAULT_YIELDS);
             case "backoff" -> new BackoffIdleStrategy();
             case "sleeping" -> new SleepingIdleStrategy();
             default -> throw new IllegalArgumentException("unknown idle strategy '" + name + "' (known: " + STRATEGIES + ")");

@@ -10,6 +10,7 @@ import org.pthread4j.cli.bench.Measure;
 import org.pthread4j.cli.bench.Settings;
 import org.pthread4j.cli.bench.Workload;
 import org.pthread4j.ipc.FutexDoorbell;
+import org.pthread4j.ipc.FutexIdleStrategy;
 import org.pthread4j.ipc.SlotType;
 import org.pthread4j.ipc.SyncFile;
 import org.pthread4j.ipc.SyncFileLayout;
@@ -37,15 +38,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * produces, a second JVM ({@link RingConsumer}) consumes, idling with one of four strategies:
  * Agrona's {@code BusySpinIdleStrategy} (the reference), the library's
  * {@link org.pthread4j.ipc.FutexIdleStrategy} (spins, yields, then sleeps on a
- * {@link FutexDoorbell} that the producer rings after each message; once with its default
- * spins, once with {@value RingConsumer#LONG_SPINS}, which outlast the gaps of the high rate),
- * and Agrona's
+ * {@link FutexDoorbell} that the producer rings after each message; once adaptive, its default,
+ * once with a fixed {@value org.pthread4j.ipc.FutexIdleStrategy#DEFAULT_SPINS} spins), and Agrona's
  * {@code BackoffIdleStrategy} and {@code SleepingIdleStrategy} (1 us parks).
  *
  * <p>Every run measures, in this order: the latency of messages sent at a low rate (the
  * consumer idles between two, so its strategy decides how fast it sees the next), then at a
  * high rate, each as p50, p99 and p99.9 of one histogram per run (a message carries its send
- * time; the consumer subtracts it from its arrival time); then, with nothing sent, the consumer
+ * time; the consumer subtracts it from its arrival time), with the consumer process's CPU use
+ * while it receives at the low rate; then, with nothing sent, the consumer
  * process's CPU time over a pause, as a percentage of one CPU (all its threads, read from
  * {@code /proc/PID/task/TID/schedstat}). The producer paces messages by their due times, so a
  * slow consumer does not slow the sending. Cases run one after the other: a busy-spinning
@@ -88,6 +89,7 @@ public final class RingWorkload implements Workload {
                 m.add(Measure.time("message latency " + p + " at " + String.format("%,d", rate) + " msg/s", NS));
             }
         }
+        m.add(Measure.time("consumer CPU at " + String.format("%,d", LOW_RATE) + " msg/s", CPU));
         m.add(Measure.time("consumer CPU while idle", CPU));
         return m;
     }
@@ -100,8 +102,11 @@ public final class RingWorkload implements Workload {
             : !Files.isDirectory(SyncFile.DEFAULT_DIRECTORY) ? IpcWorkload.NO_SHM : null;
         final List<Case> cases = new ArrayList<>();
         for (final String s : RingConsumer.STRATEGIES) {
-            final String impl = "OneToOneRingBuffer, " + (s.equals("futex-spin")
-                ? "futex consumer, " + String.format("%,d", RingConsumer.LONG_SPINS) + " spins" : s + " consumer");
+            final String impl = "OneToOneRingBuffer, " + switch (s) {
+                case "futex" -> "futex consumer (adaptive)";
+                case "futex-fixed" -> "futex consumer, " + FutexIdleStrategy.DEFAULT_SPINS + " spins";
+                default -> s + " consumer";
+            };
             cases.add(noFile != null ? Case.skipped(impl, BenchBackends.PSHARED, noFile)
                 : Case.of(impl, BenchBackends.PSHARED, () -> new RingPair(s, phases)));
         }
@@ -231,17 +236,25 @@ public final class RingWorkload implements Workload {
 
         @Override
         public double[] trial(final long budgetNanos) throws Exception {
-            final double[] figures = new double[7];
+            final double[] figures = new double[8];
+            final long lowCpu0 = cpuNanos(consumer.pid());
+            final long lowT0 = System.nanoTime();
             send(phases.low(), LOW_RATE);
+            figures[6] = cpuPercent(lowCpu0, lowT0);
             System.arraycopy(report(phases.low()), 0, figures, 0, 3);
             send(phases.high(), HIGH_RATE);
             System.arraycopy(report(phases.high()), 0, figures, 3, 3);
             final long c0 = cpuNanos(consumer.pid());
             final long t0 = System.nanoTime();
             Thread.sleep(phases.idleMillis());
-            final long c1 = cpuNanos(consumer.pid());
-            figures[6] = 100.0 * Math.max(0, c1 - c0) / (System.nanoTime() - t0);
+            figures[7] = cpuPercent(c0, t0);
             return figures;
+        }
+
+        /** @return the consumer's CPU use since {@code cpu0} at {@code t0}, as a percentage of one CPU */
+        private double cpuPercent(final long cpu0, final long t0) throws IOException {
+            final long cpu1 = cpuNanos(consumer.pid());
+            return 100.0 * Math.max(0, cpu1 - cpu0) / (System.nanoTime() - t0);
         }
 
         /** Both JVMs compile their loops on a burst at the high rate, then one whole run. */
