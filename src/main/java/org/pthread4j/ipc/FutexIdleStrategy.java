@@ -26,13 +26,14 @@ import java.util.function.LongSupplier;
  * <li>{@link #FutexIdleStrategy(FutexDoorbell)} and {@link #FutexIdleStrategy(FutexDoorbell, Duration)}
  *     adapt it to the traffic. Each idle period that ends with work measures the gap it waited
  *     (from its first {@code idle} call to the work). When that gap was at most half the
- *     maximum spin, the next spin lasts twice the gap, so a consumer whose messages come at a
- *     steady rate sees the next one while spinning, as a busy-spinning consumer would, and makes
- *     the producer's {@link FutexDoorbell#ring()} no system call. After a longer gap the next
- *     spin lasts only {@link #MIN_SPIN_NANOS}, about what a sleep and a wake cost, and the
- *     consumer sleeps: traffic sparser than the maximum allows, and an idle ring, cost no CPU.
- *     The price: while messages come at most half a maximum spin apart, the consumer uses a CPU,
- *     as a busy-spinning one does.</li>
+ *     maximum spin, the next spin lasts at least twice the gap, so a consumer whose messages
+ *     come at a steady rate sees the next one while spinning, as a busy-spinning consumer
+ *     would, and makes the producer's {@link FutexDoorbell#ring()} no system call. After a
+ *     longer gap the next spin lasts half as long as the last one, down to
+ *     {@link #MIN_SPIN_NANOS} (about what a sleep and a wake cost): one late message costs the
+ *     next one a sleep at most, and traffic sparser than the maximum allows, or an idle ring,
+ *     soon costs no CPU. The price: while messages come at most half a maximum spin apart, the
+ *     consumer uses a CPU, as a busy-spinning one does.</li>
  * <li>{@link #FutexIdleStrategy(FutexDoorbell, int, int)} spins a fixed number of
  *     {@link Thread#onSpinWait()} calls and never adapts.</li>
  * </ul>
@@ -82,9 +83,10 @@ public final class FutexIdleStrategy implements IdleStrategy {
     }
 
     /**
-     * An adaptive idle strategy: it spins for twice the last gap between two pieces of work
-     * when that gap was at most half of {@code maxSpin}, else for {@link #MIN_SPIN_NANOS}, then
-     * yields {@link #DEFAULT_YIELDS} times, then sleeps on the doorbell.
+     * An adaptive idle strategy: it spins for at least twice the last gap between two pieces of
+     * work when that gap was at most half of {@code maxSpin}, else for half its last spin (at
+     * least {@link #MIN_SPIN_NANOS}), then yields {@link #DEFAULT_YIELDS} times, then sleeps on
+     * the doorbell.
      *
      * @param doorbell the doorbell producers ring
      * @param maxSpin  the longest spin, at least {@link #MIN_SPIN_NANOS} and at most one second
@@ -199,7 +201,8 @@ public final class FutexIdleStrategy implements IdleStrategy {
         }
         if (state != NOT_IDLE && adaptive()) {
             final long gap = clock.getAsLong() - idleStart;
-            spinNanos = gap <= maxSpinNanos / 2 ? Math.max(MIN_SPIN_NANOS, 2 * gap) : MIN_SPIN_NANOS;
+            spinNanos = gap <= maxSpinNanos / 2 ? Math.max(MIN_SPIN_NANOS, Math.max(spinNanos, 2 * gap))
+                : Math.max(MIN_SPIN_NANOS, spinNanos / 2);
         }
         state = NOT_IDLE;
     }

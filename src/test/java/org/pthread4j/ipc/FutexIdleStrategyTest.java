@@ -135,7 +135,7 @@ class FutexIdleStrategyTest {
     }
 
     @Test
-    void anAdaptiveStrategySpinsTwiceTheLastShortGapAndOnlyBrieflyAfterALongOne() {
+    void anAdaptiveStrategySpinsTwiceTheLastShortGapAndHalvesItsSpinAfterALongOne() {
         try (Memory mem = Memory.allocate(8)) {
             final FutexDoorbell bell = new FutexDoorbell(mem.block(0, 8, 8));
             final long[] now = {1_000_000_000L};
@@ -148,24 +148,33 @@ class FutexIdleStrategyTest {
             now[0] += 1_000_000;
             idle.idle(1);
             assertEquals(0, bell.sleepers(), "work leaves the sleepers");
-            assertEquals(2 * (1_000_000 + 31_000), idle.spinNanos());
-            final int calls = callsUntilRegistered(idle, bell, now, 1_000);
-            assertEquals(2 * (1_000 + 31) + FutexIdleStrategy.DEFAULT_YIELDS + 1, calls,
-                "spun through a gap like the last one before yielding");
+            final long twiceTheGap = 2 * (1_000_000 + 31_000);
+            assertEquals(twiceTheGap, idle.spinNanos());
 
-            // Work after a gap of 3 ms (over half the maximum): the next spin is the shortest.
+            // A shorter gap does not shorten the spin.
+            idle.idle(0);
+            now[0] += 10_000;
+            idle.idle(1);
+            assertEquals(twiceTheGap, idle.spinNanos());
+            assertEquals(2 * (1_000 + 31) + FutexIdleStrategy.DEFAULT_YIELDS + 1, callsUntilRegistered(idle, bell, now, 1_000),
+                "spun through a gap like the last long one before yielding");
+
+            // Work after gaps of 3 ms (over half the maximum): each halves the spin, down to the shortest.
             now[0] += 3_000_000;
             idle.idle(1);
-            assertEquals(FutexIdleStrategy.MIN_SPIN_NANOS, idle.spinNanos());
+            long expected = twiceTheGap / 2;
+            assertEquals(expected, idle.spinNanos());
+            for (int i = 0; i < 12; i++) {
+                idle.idle(0);
+                now[0] += 3_000_000;
+                idle.idle(1);
+                expected = Math.max(FutexIdleStrategy.MIN_SPIN_NANOS, expected / 2);
+                assertEquals(expected, idle.spinNanos(), "after long gap " + i);
+            }
             assertEquals(20 + FutexIdleStrategy.DEFAULT_YIELDS + 1, callsUntilRegistered(idle, bell, now, 1_000),
                 "sparse traffic sleeps after the shortest spin");
-
-            // A gap shorter than the shortest spin keeps the shortest spin.
-            idle.idle(1);
-            idle.idle(0);
-            now[0] += 500;
-            idle.idle(1);
-            assertEquals(FutexIdleStrategy.MIN_SPIN_NANOS, idle.spinNanos());
+            idle.reset();
+            assertEquals(0, bell.sleepers());
         }
     }
 
