@@ -33,8 +33,12 @@ class DocsTest {
     private static final Pattern CODE_PATH = Pattern.compile("`([^`\\s]*/[^`\\s]*(?:/|\\.[A-Za-z]{1,5})|[^`\\s/]+\\.md)`");
     /** Paths of the system the library runs on, not of the repository. */
     private static final Pattern SYSTEM_PATH = Pattern.compile("^/(dev|proc|sys|usr|tmp)(/.*)?$");
-    /** musl's source files, which the chapters name as musl does (and link at musl's repository). */
-    private static final Pattern MUSL_PATH = Pattern.compile("^(src/(thread|internal)|include|arch)/.*");
+    /**
+     * Upstream source files, which the chapters name as their projects do and link at the
+     * projects' public repositories: musl's ({@code src/thread}, {@code src/internal},
+     * {@code include}, {@code arch}) and the Linux kernel's ({@code kernel}, {@code include}).
+     */
+    private static final Pattern MUSL_PATH = Pattern.compile("^(src/(thread|internal)|include|arch|kernel)/.*");
 
     static List<Path> chapters() throws IOException {
         try (Stream<Path> s = Files.list(DOCS)) {
@@ -189,7 +193,7 @@ class DocsTest {
         final String index = Files.readString(DOCS.resolve("README.md"));
         final List<Path> chapters = chapters().stream()
             .filter(p -> p.getFileName().toString().matches("\\d\\d-.*\\.md")).toList();
-        assertEquals(7, chapters.size(), chapters.toString());
+        assertEquals(8, chapters.size(), chapters.toString());
         for (final Path c : chapters) {
             assertTrue(index.contains("](" + c.getFileName() + ")"), "docs/README.md does not link " + c.getFileName());
         }
