@@ -197,6 +197,7 @@ public final class LinuxFutex implements Futex {
             return Errno.EINVAL;
         }
         final long addr = seg.address() + off;
+        FutexTrace.sleeping(this, "wait", addr, priv, val, 0); // the kernel may still turn it away
         if (deadline == null && !interruptible) {
             final long r = op(priv, addr, FUTEX_WAIT, val, 0, 0, 0);
             return r == -Errno.EAGAIN ? Errno.EAGAIN : (r == -Errno.EINVAL ? Errno.EINVAL : 0);
@@ -240,8 +241,9 @@ public final class LinuxFutex implements Futex {
 
     @Override
     public int wake(final MemorySegment seg, final long off, final int n, final boolean priv) {
+        final FutexTrace.Stamp issued = FutexTrace.issued();
         final int r = n == 0 ? 0 : doWake(seg, off, n, priv); // the kernel's FUTEX_WAKE would wake one for 0
-        FutexTrace.record(this, "wake", seg.address() + off, priv, n, 0, r);
+        FutexTrace.record(issued, this, "wake", seg.address() + off, priv, n, 0, r);
         return r;
     }
 
@@ -258,8 +260,9 @@ public final class LinuxFutex implements Futex {
     @Override
     public int requeue(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
                        final MemorySegment seg2, final long off2, final boolean priv) {
+        final FutexTrace.Stamp issued = FutexTrace.issued();
         final int r = move(seg, off, nWake, nRequeue, seg2, off2, false, 0, priv);
-        FutexTrace.record(this, "requeue", seg.address() + off, priv, ((long) nWake << 32) | nRequeue,
+        FutexTrace.record(issued, this, "requeue", seg.address() + off, priv, ((long) nWake << 32) | nRequeue,
             seg2.address() + off2, r);
         return r;
     }
@@ -267,8 +270,9 @@ public final class LinuxFutex implements Futex {
     @Override
     public int cmpRequeue(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
                           final MemorySegment seg2, final long off2, final int val, final boolean priv) {
+        final FutexTrace.Stamp issued = FutexTrace.issued();
         final int r = move(seg, off, nWake, nRequeue, seg2, off2, true, val, priv);
-        FutexTrace.record(this, "cmp_requeue", seg.address() + off, priv, val, seg2.address() + off2, r);
+        FutexTrace.record(issued, this, "cmp_requeue", seg.address() + off, priv, val, seg2.address() + off2, r);
         return r;
     }
 

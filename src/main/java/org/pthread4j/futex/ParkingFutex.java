@@ -126,17 +126,13 @@ public final class ParkingFutex implements Futex {
     @Override
     public int timedWait(final MemorySegment seg, final long off, final int val, final boolean priv, final int clock,
                          final Timespec deadline, final boolean interruptible) {
-        final int r = sleep(seg, off, val, val, WAIT, priv, clock, deadline, interruptible, null, 0);
-        FutexTrace.record(this, "wait", seg.address() + off, priv, val, 0, r);
-        return r;
+        return sleep(seg, off, val, val, WAIT, priv, clock, deadline, interruptible, null, 0, "wait");
     }
 
     @Override
     public int setWait(final MemorySegment seg, final long off, final int val, final int val2, final boolean priv,
                        final int clock, final Timespec deadline, final boolean interruptible) {
-        final int r = sleep(seg, off, val, val2, SET, priv, clock, deadline, interruptible, null, 0);
-        FutexTrace.record(this, "set_wait", seg.address() + off, priv, val, 0, r);
-        return r;
+        return sleep(seg, off, val, val2, SET, priv, clock, deadline, interruptible, null, 0, "set_wait");
     }
 
     /** {@return true: {@link #setBitWait} checks, sets and enqueues under the bucket lock} */
@@ -148,17 +144,14 @@ public final class ParkingFutex implements Futex {
     @Override
     public int setBitWait(final MemorySegment seg, final long off, final int bit, final int busy, final boolean join,
                           final boolean priv, final int clock, final Timespec deadline, final boolean interruptible) {
-        final int r = sleep(seg, off, bit, busy, join ? JOIN : BIT, priv, clock, deadline, interruptible, null, 0);
-        FutexTrace.record(this, join ? "set_bit_wait_join" : "set_bit_wait", seg.address() + off, priv, bit, 0, r);
-        return r;
+        return sleep(seg, off, bit, busy, join ? JOIN : BIT, priv, clock, deadline, interruptible, null, 0,
+            join ? "set_bit_wait_join" : "set_bit_wait");
     }
 
     @Override
     public int swap(final MemorySegment seg, final long off, final int val, final MemorySegment wakeSeg,
                     final long wakeOff, final boolean priv) {
-        final int r = sleep(seg, off, val, val, WAIT, priv, Timespec.CLOCK_MONOTONIC, null, false, wakeSeg, wakeOff);
-        FutexTrace.record(this, "swap", seg.address() + off, priv, val, wakeSeg.address() + wakeOff, r);
-        return r;
+        return sleep(seg, off, val, val, WAIT, priv, Timespec.CLOCK_MONOTONIC, null, false, wakeSeg, wakeOff, "swap");
     }
 
     /**
@@ -167,7 +160,7 @@ public final class ParkingFutex implements Futex {
      */
     int untracedWait(final MemorySegment seg, final long off, final int val, final int clock, final Timespec deadline,
                      final boolean interruptible) {
-        return sleep(seg, off, val, val, WAIT, true, clock, deadline, interruptible, null, 0);
+        return sleep(seg, off, val, val, WAIT, true, clock, deadline, interruptible, null, 0, null);
     }
 
     /** {@link #wake} for {@link LinuxFutex}: any word, no trace; {@code n} is nonzero. */
@@ -198,17 +191,17 @@ public final class ParkingFutex implements Futex {
      */
     private int sleep(final MemorySegment seg, final long off, final int val, final int val2, final int mode,
                       final boolean priv, final int clock, final Timespec deadline, final boolean interruptible,
-                      final MemorySegment wakeSeg, final long wakeOff) {
+                      final MemorySegment wakeSeg, final long wakeOff, final String traceOp) {
         if (!priv) {
-            return Errno.EINVAL;
+            return traced(traceOp, seg, off, priv, val, wakeSeg, wakeOff, Errno.EINVAL, 0);
         }
         // Bounds, alignment and liveness are checked by this read, before anything is queued.
         final int seen = (int) Block.INT.getVolatile(seg, off);
         if (!Timespec.isClock(clock) || (deadline != null && !deadline.isValid())) {
-            return Errno.EINVAL;
+            return traced(traceOp, seg, off, priv, val, wakeSeg, wakeOff, Errno.EINVAL, 0);
         }
         if (interruptible && Thread.currentThread().isInterrupted()) {
-            return Errno.EINTR;
+            return traced(traceOp, seg, off, priv, val, wakeSeg, wakeOff, Errno.EINTR, 0);
         }
         final long key = seg.address() + off;
         final Bucket b = bucketOf(key);
@@ -217,7 +210,7 @@ public final class ParkingFutex implements Futex {
             if (wakeSeg != null) {
                 doWake(wakeSeg, wakeOff, 1, true);
             }
-            return Errno.EAGAIN;
+            return traced(traceOp, seg, off, priv, val, wakeSeg, wakeOff, Errno.EAGAIN, 0);
         }
         final Thread self = Thread.currentThread();
         final Waiter w = new Waiter(self, priorityOrder ? self.getPriority() : 0);
@@ -236,21 +229,36 @@ public final class ParkingFutex implements Futex {
             if (!admitted) {
                 b.waiters = b.waiters - 1;
                 if (wakeSeg == null) {
-                    return Errno.EAGAIN;
+                    return traced(traceOp, seg, off, priv, val, null, 0, Errno.EAGAIN, 0);
                 }
                 w.woken = true;
             } else {
                 w.key = key;
                 enqueue(b, w);
+                if (traceOp != null) {
+                    // Under the bucket lock: before any wake or requeue that can find this waiter.
+                    FutexTrace.sleeping(this, traceOp, key, priv, val, wakeSeg == null ? 0 : wakeSeg.address() + wakeOff);
+                }
             }
         }
         if (wakeSeg != null) {
             doWake(wakeSeg, wakeOff, 1, true);
             if (w.woken) {
-                return Errno.EAGAIN;
+                return traced(traceOp, seg, off, priv, val, wakeSeg, wakeOff, Errno.EAGAIN, 0);
             }
         }
-        return park(w, clock, deadline, interruptible);
+        final int r = park(w, clock, deadline, interruptible);
+        return traced(traceOp, seg, off, priv, val, wakeSeg, wakeOff, r, r == 0 ? w.key : 0);
+    }
+
+    /** Records a traced wait's return (when {@code traceOp} is not null) and answers {@code r}. */
+    private int traced(final String traceOp, final MemorySegment seg, final long off, final boolean priv, final int val,
+                       final MemorySegment wakeSeg, final long wakeOff, final int r, final long from) {
+        if (traceOp != null) {
+            FutexTrace.returned(this, traceOp, seg.address() + off, priv, val,
+                wakeSeg == null ? 0 : wakeSeg.address() + wakeOff, r, from);
+        }
+        return r;
     }
 
     /** Whether a thread sleeps on {@code key}; under the bucket lock. */
@@ -377,8 +385,9 @@ public final class ParkingFutex implements Futex {
 
     @Override
     public int wake(final MemorySegment seg, final long off, final int n, final boolean priv) {
+        final FutexTrace.Stamp issued = FutexTrace.issued();
         final int r = doWake(seg, off, n, priv);
-        FutexTrace.record(this, "wake", seg.address() + off, priv, n, 0, r);
+        FutexTrace.record(issued, this, "wake", seg.address() + off, priv, n, 0, r);
         return r;
     }
 
@@ -433,8 +442,9 @@ public final class ParkingFutex implements Futex {
     @Override
     public int requeue(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
                        final MemorySegment seg2, final long off2, final boolean priv) {
+        final FutexTrace.Stamp issued = FutexTrace.issued();
         final int r = move(seg, off, nWake, nRequeue, seg2, off2, false, 0, priv);
-        FutexTrace.record(this, "requeue", seg.address() + off, priv, ((long) nWake << 32) | nRequeue,
+        FutexTrace.record(issued, this, "requeue", seg.address() + off, priv, ((long) nWake << 32) | nRequeue,
             seg2.address() + off2, r);
         return r;
     }
@@ -442,8 +452,9 @@ public final class ParkingFutex implements Futex {
     @Override
     public int cmpRequeue(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
                           final MemorySegment seg2, final long off2, final int val, final boolean priv) {
+        final FutexTrace.Stamp issued = FutexTrace.issued();
         final int r = move(seg, off, nWake, nRequeue, seg2, off2, true, val, priv);
-        FutexTrace.record(this, "cmp_requeue", seg.address() + off, priv, val, seg2.address() + off2, r);
+        FutexTrace.record(issued, this, "cmp_requeue", seg.address() + off, priv, val, seg2.address() + off2, r);
         return r;
     }
 

@@ -40,7 +40,8 @@ public final class DemoCommand implements Callable<Integer> {
         mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = {"Runs a scenario per primitive (mutex, cond, rwlock, sem; all when none is named) with the",
             "futex trace on, and prints each step: what the threads did, the words afterwards, and every",
-            "futex operation the step issued. The chapters in docs/ explain what you see."},
+            "futex operation the step issued, in the order they happened. --musl runs musl's exact protocol on",
+            "the kernel backend. The chapters in docs/ explain what you see."},
         footer = {"", "Exit status: 0 done, 1 a scenario failed, 2 bad command line."})
     static final class Trace implements Callable<Integer> {
         @Spec
@@ -49,6 +50,10 @@ public final class DemoCommand implements Callable<Integer> {
         @Option(names = "--futex", paramLabel = "BACKEND",
             description = "parking, linux or linux-noprivate (default: the default private backend).")
         private String futex;
+
+        @Option(names = "--musl",
+            description = "musl's exact protocol: the kernel backend (linux), where every lock runs musl's steps and futex calls.")
+        private boolean musl;
 
         @Parameters(paramLabel = "SCENARIO", arity = "0..*", description = "mutex, cond, rwlock or sem.")
         private List<String> scenarios = new ArrayList<>();
@@ -67,13 +72,17 @@ public final class DemoCommand implements Callable<Integer> {
                 }
                 names.add(name);
             }
+            if (musl && futex != null && !futex.equals("linux")) {
+                throw new ParameterException(spec.commandLine(), "--musl runs the linux backend; it cannot be combined with --futex "
+                    + futex);
+            }
             final Futex backend;
             try {
-                backend = futex == null ? Futexes.defaultPrivate() : Futexes.byName(futex);
+                backend = musl ? Futexes.linux() : futex == null ? Futexes.defaultPrivate() : Futexes.byName(futex);
             } catch (final IllegalArgumentException | UnsupportedOperationException e) {
                 throw new ParameterException(spec.commandLine(), "--futex " + futex + ": " + e.getMessage());
             }
-            return DemoTraceCommand.run(names.isEmpty() ? DemoTraceCommand.SCENARIOS : names, backend,
+            return DemoTraceCommand.run(names.isEmpty() ? DemoTraceCommand.SCENARIOS : names, backend, musl,
                 spec.commandLine().getOut(), spec.commandLine().getErr());
         }
     }

@@ -12,10 +12,12 @@ import org.pthread4j.RwLockAttr;
 import org.pthread4j.RwLockLayout;
 import org.pthread4j.Sem;
 import org.pthread4j.SemLayout;
+import org.pthread4j.SleepProtocol;
 import org.pthread4j.futex.Futex;
 import org.pthread4j.futex.FutexTrace;
 import org.pthread4j.futex.Futexes;
 import org.pthread4j.futex.ParkingFutex;
+import org.pthread4j.futex.Timespec;
 import org.pthread4j.internal.Syscall;
 import org.pthread4j.internal.ThreadIds;
 import org.pthread4j.memory.Block;
@@ -23,6 +25,7 @@ import org.pthread4j.memory.Memory;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,6 +33,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -38,20 +43,28 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 
 /**
- * {@code ./pthread4j demo trace [--futex BACKEND] [mutex|cond|rwlock|sem ...]} (parsed by
- * {@link DemoCommand}): runs a small
- * scenario per primitive with {@link FutexTrace} on and prints, step by step, what each thread
- * did, the words afterwards, and every futex operation the step issued. A reader sees the fast
- * paths make no futex call, the waiters bit turn an unlock into a wake, and a condvar broadcast
- * requeue a waiter onto the mutex without waking it.
+ * {@code ./pthread4j demo trace [--futex BACKEND | --musl] [mutex|cond|rwlock|sem ...]} (parsed by
+ * {@link DemoCommand}): runs a small scenario per primitive with {@link FutexTrace} on and prints,
+ * step by step, what each thread did, the words afterwards, and every futex operation the step
+ * issued, in the order they happened. A reader sees the fast paths make no futex call, the
+ * waiters bit turn an unlock into a wake, and a condvar broadcast requeue a waiter onto the mutex
+ * without waking it.
  *
  * <p>Each scenario is deterministic: a thread is told to block only after the previous one is
  * seen asleep inside the futex layer (parked in the parking backend, or inside the futex
- * syscall on the word's address). A wait is recorded when it returns, so it appears in the step
- * that woke it. Times are relative to the scenario's first futex operation.
+ * syscall on the word's address). Each step is one action of the demo, so nothing the demo
+ * waits for between steps is inside a step's times. The trace records a wake or requeue when it
+ * is issued and a wait when it starts sleeping and when it returns, with sequence numbers and
+ * times taken together ({@link FutexTrace#enable(int, boolean)}), so the lines of a step are in
+ * the order the operations happened and their times, in microseconds since the step's first
+ * operation, never go back. Before a wake or requeue of the primitive's own word, the words as
+ * the waking thread saw them after its release are printed: the state between a release and
+ * its wake.
  *
  * <p>The chapters in {@code docs/} explain every step; this command shows them happening.
  */
@@ -74,10 +87,27 @@ public final class DemoTraceCommand {
      * @return 0 done, 1 a scenario failed
      */
     public static int run(final List<String> names, final Futex futex, final PrintWriter out, final PrintWriter err) {
+        return run(names, futex, false, out, err);
+    }
+
+    /**
+     * Runs scenarios.
+     *
+     * @param names the scenarios, from {@link #SCENARIOS}, in the order to run them
+     * @param backend the backend of the scenarios' primitives
+     * @param musl  whether the run was asked for as musl's exact protocol (the kernel backend): the
+     *              titles say so
+     * @param out   where the timelines go
+     * @param err   where errors go
+     * @return 0 done, 1 a scenario failed
+     */
+    public static int run(final List<String> names, final Futex backend, final boolean musl, final PrintWriter out,
+                          final PrintWriter err) {
         final boolean wasEnabled = FutexTrace.isEnabled();
         try {
             for (final String name : names) {
-                final Timeline t = new Timeline(out, futex);
+                final Timeline t = new Timeline(out, backend, musl);
+                final Futex futex = t.futex;
                 switch (name) {
                     case "mutex" -> mutex(t, futex);
                     case "cond" -> cond(t, futex);
@@ -110,10 +140,11 @@ public final class DemoTraceCommand {
             final Mutex m = new Mutex(b, MutexAttr.builder().futex(futex).build());
             final long lock = b.address(MutexLayout.LOCK);
             t.name(lock, "m._m_lock");
-            final Runnable words = () -> t.words("_m_lock = " + mutexWord(b.get(MutexLayout.LOCK))
-                + ", _m_waiters = " + b.get(MutexLayout.WAITERS));
-            t.title("mutex", "a NORMAL process-private mutex (musl pthread_mutex_lock.c, pthread_mutex_unlock.c), "
-                + m.sleepProtocol() + " sleep protocol");
+            t.watch(lock, () -> new int[] {b.get(MutexLayout.LOCK), b.get(MutexLayout.WAITERS)},
+                v -> "_m_lock = " + mutexWord(v[0]) + ", _m_waiters = " + v[1]);
+            final Runnable words = t::words;
+            t.title("mutex", "a NORMAL process-private mutex (musl pthread_mutex_lock.c, pthread_mutex_unlock.c)",
+                m.sleepProtocol());
 
             t.step("T1: lock()  -- uncontended: one CAS of _m_lock from 0 to EBUSY (16)");
             t.expect(0, t1.call(m::lock), "lock");
@@ -136,15 +167,15 @@ public final class DemoTraceCommand {
             t.awaitAsleep(t2, lock, () -> b.get(MutexLayout.WAITERS) == 1);
             words.run();
             t.events();
-            t.note("T2 is asleep: its wait is in progress, and a wait is recorded when it returns.");
+            t.note("T2's wait is listed when it starts sleeping; it is listed again when it returns.");
             t.step("T1: unlock()  -- the old value is 0x80000010: bit 31 says someone may sleep,\n"
                 + "      so the unlock wakes one");
             t.expect(0, t1.call(m::unlock), "unlock");
             t.expect(0, t.get(t2lock, "T2's lock"), "T2's lock");
             words.run();
             t.events();
-            t.note("T2 woke, counted itself out and, nobody else being counted, took the lock with a plain CAS\n"
-                + "      0 -> 16: the bit is gone.");
+            t.note("Between T1's release and its wake the word was 0 with T2 still counted. T2 woke, counted\n"
+                + "      itself out and, nobody else being counted, took the lock with a plain CAS 0 -> 16: the bit is gone.");
             t.step("T2: unlock()  -- no bit in the old value and _m_waiters is 0: no wake");
             t.expect(0, t2.call(m::unlock), "unlock");
             words.run();
@@ -163,66 +194,64 @@ public final class DemoTraceCommand {
             final long lock = mb.address(MutexLayout.LOCK);
             t.name(lock, "m._m_lock");
             t.name(cb.address(CondLayout.LOCK), "c._c_lock");
+            t.watch(lock, () -> new int[] {mb.get(MutexLayout.LOCK), mb.get(MutexLayout.WAITERS)},
+                v -> "_m_lock = " + mutexWord(v[0]) + ", _m_waiters = " + v[1]);
             final boolean[] flag = new boolean[1];
-            final Runnable words = () -> t.words("_m_lock = " + mutexWord(mb.get(MutexLayout.LOCK))
-                + ", _m_waiters = " + mb.get(MutexLayout.WAITERS));
             t.title("cond", "a private condvar and a NORMAL mutex (musl pthread_cond_timedwait.c, "
-                + "pthread_cond_broadcast.c), " + c.sleepProtocol() + " sleep protocol");
+                + "pthread_cond_broadcast.c)", c.sleepProtocol());
 
-            t.step("W1, W2, W3, one after the other: lock(m); while (!flag) wait(c, m)\n"
-                + "      -- each links its node at the head of c's list, unlocks m, and sleeps on its OWN\n"
-                + "         node's barrier word (a three-state lock that starts at 2, 'held with sleepers')");
             final List<Future<Integer>> waits = new ArrayList<>();
             final Actor[] ws = {w1, w2, w3};
             for (final Actor w : ws) {
+                t.step(w.name + ": lock(m); while (!flag) wait(c, m); unlock(m)\n"
+                    + "      -- " + w.name + " links its node at the head of c's list, unlocks m, and sleeps on its OWN\n"
+                    + "         node's barrier word (a three-state lock that starts held: 2, 'held with sleepers')");
                 final long before = cb.getLong(CondLayout.HEAD);
                 waits.add(w.start(() -> {
                     int r = m.lock();
                     while (r == 0 && !flag[0]) {
                         r = c.await(m);
                     }
-                    return r;
+                    return r == 0 ? m.unlock() : r;
                 }));
                 t.await(() -> cb.getLong(CondLayout.HEAD) != before, w.name + " to join the list");
                 final long node = cb.getLong(CondLayout.HEAD);
                 t.name(node + CondLayout.NODE_BARRIER, w.name + ".barrier");
                 t.awaitAsleep(w, node + CondLayout.NODE_BARRIER, () -> true);
+                t.events();
             }
-            t.events();
-            t.note("Nothing so far: each waiter took m and c._c_lock uncontended, and its sleep is in progress.");
+            t.note("Each waiter took m and c._c_lock uncontended; only its sleep on its own barrier is a futex call.");
 
             t.step("S: lock(m); flag = true; broadcast(c)\n"
                 + "      -- under c._c_lock, S walks the list from the oldest waiter, turns W1, W2, W3 from WAITING\n"
-                + "         to SIGNALED and detaches them, then releases only W1's barrier: ONE futex wake");
+                + "         to SIGNALED and detaches them, then releases only W1's barrier: ONE futex wake.\n"
+                + "         W1 wakes, takes its barrier, and tries to relock m, which S holds: it sleeps on m._m_lock");
             t.expect(0, sig.call(() -> {
                 final int r = m.lock();
                 flag[0] = true;
                 return r == 0 ? c.broadcast() : r;
             }), "lock and broadcast");
-            t.events();
-            t.step("W1 wakes, takes its barrier, and tries to relock m, which S holds: it sleeps on m._m_lock");
             t.awaitAsleep(w1, lock, () -> mb.get(MutexLayout.WAITERS) == 1);
-            words.run();
+            t.words();
             t.events();
             t.note("W2 and W3 are still asleep on their barriers: signaled, but not woken.");
             t.step("S: unlock(m)  -- the old value has bit 31: wake one (W1)\n"
                 + "  W1: owns m; as the group's first member it raises _m_waiters (so that the mutex keeps waking\n"
                 + "      while the group drains), sets bit 31 of m, zeroes W2's barrier and REQUEUES W2 from its\n"
                 + "      barrier onto m._m_lock (wake 0, move 1); W1 returns from wait, then unlock(m) wakes W2\n"
-                + "  W2: wakes from the mutex word, does the same for W3\n"
-                + "  W3: the group's last member lowers _m_waiters; MUSL protocol: its unlock wakes nobody;\n"
-                + "      PARKING protocol: it relocked as a thread the mutex woke while the group was counted, so it\n"
-                + "      recorded bit 31, and its unlock wakes once and finds nobody");
+                + "  W2: wakes from the MUTEX word (it was requeued there), does the same for W3\n"
+                + "  W3: relocks m while the raise still counts, then, as the group's last member, lowers _m_waiters;\n"
+                + "      MUSL protocol: its unlock wakes nobody; PARKING protocol: it relocked as a thread the mutex\n"
+                + "      woke while the group was counted, so it recorded bit 31, and its unlock wakes once and finds nobody");
             t.expect(0, sig.call(m::unlock), "unlock");
             for (int i = 0; i < ws.length; i++) {
-                t.expect(0, t.get(waits.get(i), ws[i].name + "'s wait"), ws[i].name + "'s wait");
-                t.expect(0, ws[i].call(m::unlock), ws[i].name + "'s unlock");
+                t.expect(0, t.get(waits.get(i), ws[i].name + "'s wait and unlock"), ws[i].name + "'s wait and unlock");
             }
-            words.run();
+            t.words();
             t.events();
             t.note("One broadcast to three waiters: a wake by the broadcaster, then one requeue and one wake per\n"
-                + "      handoff; no call woke more than one thread, so the mutex never saw a stampede. A requeued\n"
-                + "      waiter's wait is recorded on the barrier word it went to sleep on.");
+                + "      handoff; no call woke more than one thread, so the mutex never saw a stampede. W2 and W3 went\n"
+                + "      to sleep on their barriers and were woken from m._m_lock, where a requeue had moved them.");
         }
     }
 
@@ -234,10 +263,10 @@ public final class DemoTraceCommand {
             final RwLock rw = new RwLock(b, RwLockAttr.privateOn(futex));
             final long lock = b.address(RwLockLayout.LOCK);
             t.name(lock, "rw._rw_lock");
-            final Runnable words = () -> t.words("_rw_lock = " + rwWord(b.get(RwLockLayout.LOCK))
-                + ", _rw_waiters = " + b.get(RwLockLayout.WAITERS));
-            t.title("rwlock", "a private read-write lock (musl pthread_rwlock_*.c), " + rw.sleepProtocol()
-                + " sleep protocol");
+            t.watch(lock, () -> new int[] {b.get(RwLockLayout.LOCK), b.get(RwLockLayout.WAITERS)},
+                v -> "_rw_lock = " + rwWord(v[0]) + ", _rw_waiters = " + v[1]);
+            final Runnable words = t::words;
+            t.title("rwlock", "a private read-write lock (musl pthread_rwlock_*.c)", rw.sleepProtocol());
 
             t.step("R1: rdLock(); R2: rdLock()  -- each a CAS of the count, +1");
             t.expect(0, r1.call(rw::rdLock), "rdlock");
@@ -260,10 +289,13 @@ public final class DemoTraceCommand {
             t.expect(0, t.get(wlock, "W's wrlock"), "wrlock");
             words.run();
             t.events();
-            t.step("R3: rdLock(); R4: rdLock()  -- a writer holds the lock: both sleep (readers sleep only behind\n"
-                + "      a writer), counted in _rw_waiters");
+            t.step("R3: rdLock()  -- a writer holds the lock: R3 sleeps (readers sleep only behind a writer),\n"
+                + "      counted in _rw_waiters");
             final Future<Integer> r3lock = r3.start(rw::rdLock);
             t.awaitAsleep(r3, lock, () -> b.get(RwLockLayout.WAITERS) == 1);
+            words.run();
+            t.events();
+            t.step("R4: rdLock()  -- the same: R4 sleeps behind the writer too");
             final Future<Integer> r4lock = r4.start(rw::rdLock);
             t.awaitAsleep(r4, lock, () -> b.get(RwLockLayout.WAITERS) == 2);
             words.run();
@@ -276,10 +308,13 @@ public final class DemoTraceCommand {
             t.expect(0, t.get(r4lock, "R4's rdlock"), "rdlock");
             words.run();
             t.events();
-            t.step("R3: unlock(); R4: unlock()  -- MUSL protocol: _rw_waiters is 0 and the bit is gone: no wake.\n"
+            t.step("R3: unlock()  -- not the last reader: no wake");
+            t.expect(0, r3.call(rw::unlock), "unlock");
+            words.run();
+            t.events();
+            t.step("R4: unlock()  -- the last reader. MUSL protocol: _rw_waiters is 0 and the bit is gone: no wake.\n"
                 + "      PARKING protocol: R3 recorded bit 31 when it got in (R4 was still counted), so the last\n"
                 + "      reader's unlock wakes once more and finds nobody: the bit rule's price");
-            t.expect(0, r3.call(rw::unlock), "unlock");
             t.expect(0, r4.call(rw::unlock), "unlock");
             words.run();
             t.events();
@@ -294,9 +329,10 @@ public final class DemoTraceCommand {
             final Sem s = new Sem(b, false, 1, futex);
             final long val = b.address(SemLayout.VALUE);
             t.name(val, "s.__val[0]");
-            final Runnable words = () -> t.words("__val[0] = " + semWord(b.get(SemLayout.VALUE))
-                + ", __val[1] (waiters) = " + b.get(SemLayout.WAITERS));
-            t.title("sem", "a private semaphore with value 1 (musl sem_wait.c, sem_timedwait.c, sem_post.c)");
+            t.watch(val, () -> new int[] {b.get(SemLayout.VALUE), b.get(SemLayout.WAITERS)},
+                v -> "__val[0] = " + semWord(v[0]) + ", __val[1] (waiters) = " + v[1]);
+            final Runnable words = t::words;
+            t.title("sem", "a private semaphore with value 1 (musl sem_wait.c, sem_timedwait.c, sem_post.c)", null);
 
             t.step("A: await()  -- a permit is there: one CAS takes it");
             t.expect(0, a.call(s::await), "await");
@@ -315,9 +351,12 @@ public final class DemoTraceCommand {
             words.run();
             t.events();
 
-            t.step("A: await(); B: await()  -- both sleep; __val[1] = 2");
+            t.step("A: await()  -- A sleeps again; __val[1] = 1");
             fa = a.start(s::await);
             t.awaitAsleep(a, val, () -> b.get(SemLayout.WAITERS) == 1);
+            words.run();
+            t.events();
+            t.step("B: await()  -- B sleeps too; __val[1] = 2");
             final Future<Integer> fb = bb.start(s::await);
             t.awaitAsleep(bb, val, () -> b.get(SemLayout.WAITERS) == 2);
             words.run();
@@ -409,29 +448,141 @@ public final class DemoTraceCommand {
         }
     }
 
+    /** The parking backend's own operations: a kernel has no such call. */
+    static final Set<String> PARKING_ONLY = Set.of("set_wait", "set_bit_wait", "set_bit_wait_join", "swap");
+
+    /**
+     * The scenario's backend, seen through a wrapper that, just before a thread wakes or requeues
+     * onto the watched word, reads the primitive's words: the state between that thread's release
+     * and its wake. Everything else is the backend's own.
+     */
+    static final class Watched implements Futex {
+        final Futex backend;
+        private final Timeline timeline;
+
+        Watched(final Futex backend, final Timeline timeline) {
+            this.backend = backend;
+            this.timeline = timeline;
+        }
+
+        @Override
+        public int timedWait(final MemorySegment seg, final long off, final int val, final boolean priv, final int clock,
+                             final Timespec deadline, final boolean interruptible) {
+            return backend.timedWait(seg, off, val, priv, clock, deadline, interruptible);
+        }
+
+        @Override
+        public int wake(final MemorySegment seg, final long off, final int n, final boolean priv) {
+            timeline.beforeWake(seg.address() + off);
+            return backend.wake(seg, off, n, priv);
+        }
+
+        @Override
+        public int requeue(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
+                           final MemorySegment seg2, final long off2, final boolean priv) {
+            timeline.beforeWake(seg2.address() + off2);
+            return backend.requeue(seg, off, nWake, nRequeue, seg2, off2, priv);
+        }
+
+        @Override
+        public int cmpRequeue(final MemorySegment seg, final long off, final int nWake, final int nRequeue,
+                              final MemorySegment seg2, final long off2, final int val, final boolean priv) {
+            timeline.beforeWake(seg2.address() + off2);
+            return backend.cmpRequeue(seg, off, nWake, nRequeue, seg2, off2, val, priv);
+        }
+
+        @Override
+        public int setWait(final MemorySegment seg, final long off, final int val, final int val2, final boolean priv,
+                           final int clock, final Timespec deadline, final boolean interruptible) {
+            return backend.setWait(seg, off, val, val2, priv, clock, deadline, interruptible);
+        }
+
+        @Override
+        public int setBitWait(final MemorySegment seg, final long off, final int bit, final int busy, final boolean join,
+                              final boolean priv, final int clock, final Timespec deadline, final boolean interruptible) {
+            return backend.setBitWait(seg, off, bit, busy, join, priv, clock, deadline, interruptible);
+        }
+
+        @Override
+        public boolean atomicSetBitWait() {
+            return backend.atomicSetBitWait();
+        }
+
+        @Override
+        public int swap(final MemorySegment seg, final long off, final int val, final MemorySegment wakeSeg,
+                        final long wakeOff, final boolean priv) {
+            return backend.swap(seg, off, val, wakeSeg, wakeOff, priv);
+        }
+
+        @Override
+        public boolean supportsShared() {
+            return backend.supportsShared();
+        }
+
+        @Override
+        public String name() {
+            return backend.name();
+        }
+    }
+
+    /** The words as a thread saw them just before it woke or requeued onto the watched word. */
+    private record Seen(String thread, int[] words) {
+    }
+
     /** Prints a scenario: titles, word states and the futex operations recorded since the last look. */
     static final class Timeline {
         private final PrintWriter out;
-        private final Futex futex;
+        private final Futex backend;
+        private final boolean musl;
+        /** What the scenario's primitives sleep on: the backend behind {@link Watched}. */
+        final Futex futex;
         private final Map<Long, String> names = new LinkedHashMap<>();
         private long nextSeq;
-        private long origin = Long.MIN_VALUE;
         private int steps;
+        private long watchedWord;
+        private Supplier<int[]> wordsNow = () -> new int[0];
+        private Function<int[], String> wordsText = v -> "";
+        private final ConcurrentLinkedQueue<Seen> seen = new ConcurrentLinkedQueue<>();
+        /** The threads asleep on each word, oldest first, as the trace tells (requeues move them). */
+        private final Map<Long, List<String>> sleepers = new LinkedHashMap<>();
+        /** Who requeued each sleeping thread, if anyone. */
+        private final Map<String, String> requeuedBy = new LinkedHashMap<>();
 
-        Timeline(final PrintWriter out, final Futex futex) {
+        Timeline(final PrintWriter out, final Futex backend, final boolean musl) {
             this.out = out;
-            this.futex = futex;
-            FutexTrace.enable(1024);
+            this.backend = backend;
+            this.musl = musl;
+            this.futex = new Watched(backend, this);
+            FutexTrace.enable(1024, true);
         }
 
         void name(final long address, final String name) {
             names.put(address, name);
         }
 
-        void title(final String scenario, final String what) {
-            out.println("== " + scenario + ": " + what + ", futex backend " + futex.name());
-            out.println("   (each futex call is listed when it returns, with its time since the scenario's first call:");
-            out.println("   a woken wait may be listed just before the wake that woke it)");
+        /**
+         * The primitive's words: read by a waking thread just before it wakes or requeues onto
+         * {@code word} (raw values only, formatted when printed), and printed after each step.
+         */
+        void watch(final long word, final Supplier<int[]> now, final Function<int[], String> text) {
+            this.watchedWord = word;
+            this.wordsNow = now;
+            this.wordsText = text;
+        }
+
+        void beforeWake(final long target) {
+            if (target == watchedWord) {
+                seen.add(new Seen(Thread.currentThread().getName(), wordsNow.get()));
+            }
+        }
+
+        void title(final String scenario, final String what, final SleepProtocol protocol) {
+            final String proto = protocol == null ? "musl's steps (no other protocol exists for it)"
+                : protocol == SleepProtocol.MUSL ? "MUSL sleep protocol" + (musl ? " (--musl: musl's exact protocol on the kernel's futexes)" : "")
+                : "PARKING sleep protocol (this port's departures from musl: docs/08-departures.md)";
+            out.println("== " + scenario + ": " + what + ", " + proto + ", futex backend " + backend.name());
+            out.println("   (futex calls in the order they happened: a wake or requeue when it is issued, a wait when it");
+            out.println("   starts sleeping and when it returns; times in microseconds since the step's first call)");
         }
 
         void step(final String what) {
@@ -439,38 +590,61 @@ public final class DemoTraceCommand {
             out.println(String.format("%2d. ", ++steps) + what);
         }
 
-        void words(final String state) {
-            out.println("    words:  " + state);
+        void words() {
+            out.println("    words:  " + wordsText.apply(wordsNow.get()));
         }
 
         void note(final String text) {
             out.println("    note:   " + text);
         }
 
-        /** Prints the operations recorded since the last call, or that there were none. */
+        /** Prints the operations recorded since the last call, in order, or that there were none. */
         void events() {
-            final List<FutexTrace.Event> all = FutexTrace.snapshot();
             final List<FutexTrace.Event> fresh = new ArrayList<>();
-            for (final FutexTrace.Event e : all) {
-                if (e.seq() >= nextSeq) {
+            for (final FutexTrace.Event e : FutexTrace.snapshot()) {
+                if (e.seq() == nextSeq) { // only a gap-free run: an operation still in flight is printed next time
                     fresh.add(e);
+                    nextSeq++;
                 }
-            }
-            if (!all.isEmpty()) {
-                nextSeq = all.getLast().seq() + 1;
             }
             if (fresh.isEmpty()) {
                 out.println("    futex:  none");
+                seen.clear();
                 return;
             }
-            if (origin == Long.MIN_VALUE) {
-                origin = fresh.getFirst().nanos();
-            }
+            final long origin = fresh.getFirst().nanos();
             out.println("    futex:");
             for (final FutexTrace.Event e : fresh) {
-                out.println("      " + format(e));
+                if (!e.sleeping() && wakes(e) && target(e) == watchedWord) {
+                    final Seen w = takeSeen(e.thread());
+                    if (w != null) {
+                        out.println(String.format("%17s%-3s (words before this %s: %s)", "", w.thread(),
+                            e.op().equals("wake") ? "wake" : "requeue", wordsText.apply(w.words())));
+                    }
+                }
+                out.println("      " + format(e, origin));
             }
+            seen.clear();
             out.flush();
+        }
+
+        private static boolean wakes(final FutexTrace.Event e) {
+            return e.op().equals("wake") || e.op().endsWith("requeue");
+        }
+
+        private static long target(final FutexTrace.Event e) {
+            return e.op().equals("wake") ? e.address() : e.address2();
+        }
+
+        private Seen takeSeen(final String thread) {
+            for (final java.util.Iterator<Seen> it = seen.iterator(); it.hasNext();) {
+                final Seen w = it.next();
+                if (w.thread().equals(thread)) {
+                    it.remove();
+                    return w;
+                }
+            }
+            return null;
         }
 
         String word(final long address) {
@@ -478,20 +652,62 @@ public final class DemoTraceCommand {
             return n != null ? n : String.format("%#x", address);
         }
 
-        String format(final FutexTrace.Event e) {
+        /** Keeps {@link #sleepers} up to date and says which word a returning wait was woken from. */
+        private String track(final FutexTrace.Event e) {
+            if (e.sleeping()) {
+                sleepers.computeIfAbsent(e.address(), k -> new ArrayList<>()).add(e.thread());
+                return null;
+            }
+            if (e.op().endsWith("requeue") && e.result() > 0) {
+                final int nWake = e.op().equals("requeue") ? (int) (e.value() >>> 32) : 0;
+                final List<String> from = sleepers.getOrDefault(e.address(), new ArrayList<>());
+                final int woken = Math.min(nWake, from.size());
+                from.subList(0, woken).clear();
+                final int moved = Math.min(e.result() - woken, from.size());
+                final List<String> to = sleepers.computeIfAbsent(e.address2(), k -> new ArrayList<>());
+                for (final String t : from.subList(0, moved)) {
+                    to.add(t);
+                    requeuedBy.put(t, e.thread());
+                }
+                from.subList(0, moved).clear();
+                return null;
+            }
+            if (e.op().equals("wake") || e.op().equals("cmp_requeue")) {
+                return null;
+            }
+            long on = 0;
+            for (final Map.Entry<Long, List<String>> q : sleepers.entrySet()) {
+                if (q.getValue().remove(e.thread())) {
+                    on = q.getKey();
+                }
+            }
+            final String by = requeuedBy.remove(e.thread());
+            if (e.result() != 0) {
+                return null;
+            }
+            final long from = e.from() != 0 ? e.from() : on;
+            if (from == 0) {
+                return null;
+            }
+            return "woken from " + word(from) + (from != e.address() && by != null ? ", requeued there by " + by : "");
+        }
+
+        String format(final FutexTrace.Event e, final long origin) {
             final String time = String.format("%+10.1f us", (e.nanos() - origin) / 1e3);
+            final String wokenFrom = track(e);
             final String op = e.op() + (e.priv() ? "" : "(shared)");
             final String args;
             final String result;
             switch (e.op()) {
                 case "set_bit_wait", "set_bit_wait_join" -> {
                     args = word(e.address()) + String.format(" bit=0x%08x", (int) e.value());
-                    result = e.result() == 0 ? "0 (woken)"
+                    result = e.result() == 0 ? "0 (" + (wokenFrom != null ? wokenFrom : "woken") + ")"
                         : e.result() == Errno.EAGAIN ? "EAGAIN (the word was free: no sleep)" : Errno.name(e.result());
                 }
-                case "wait", "set_wait" -> {
-                    args = word(e.address()) + String.format(" val=0x%08x", (int) e.value());
-                    result = e.result() == 0 ? "0 (woken)"
+                case "wait", "set_wait", "swap" -> {
+                    args = word(e.address()) + String.format(" val=0x%08x", (int) e.value())
+                        + (e.address2() != 0 ? " wake " + word(e.address2()) : "");
+                    result = e.result() == 0 ? "0 (" + (wokenFrom != null ? wokenFrom : "woken") + ")"
                         : e.result() == Errno.EAGAIN ? "EAGAIN (the word had changed: no sleep)" : Errno.name(e.result());
                 }
                 case "wake" -> {
@@ -512,7 +728,9 @@ public final class DemoTraceCommand {
                     result = Integer.toString(e.result());
                 }
             }
-            return String.format("%s  %-3s %-8s %-42s -> %s", time, e.thread(), op, args, result);
+            final String tag = PARKING_ONLY.contains(e.op()) ? "  [parking only]" : "";
+            return String.format("%s  %-3s %-8s %-42s %s", time, e.thread(), op, args,
+                e.sleeping() ? ".. sleeps" : "-> " + result) + tag;
         }
 
         /** Polls until {@code condition} holds. */
@@ -533,10 +751,10 @@ public final class DemoTraceCommand {
         }
 
         private boolean asleep(final Actor a, final long address) {
-            if (futex instanceof ParkingFutex) {
+            if (backend instanceof ParkingFutex) {
                 final Thread.State s = a.thread.getState();
                 return (s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING)
-                    && LockSupport.getBlocker(a.thread) == futex;
+                    && LockSupport.getBlocker(a.thread) == backend;
             }
             try {
                 final String[] f = Files.readString(Path.of("/proc/self/task/" + a.tid + "/syscall")).trim().split(" ");
