@@ -22,7 +22,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The chapters in {@code docs/} cite code and tests by name: every relative link must point at a
  * file that exists, every {@code `Class.member`} link at a member declared in that file (so a
  * renamed method or test breaks the build, not the reader), every {@code #anchor} at a heading,
- * and the index must list every chapter.
+ * every test a chapter names (linked or not: the "proved by" tests and the exercises' tests) at
+ * a test class, and method, that exists, and the index must list every chapter.
+ *
+ * <p>What "leaving the repository" means: a relative link or a path written as code must resolve
+ * inside the repository, and no absolute path or {@code file:} link is allowed. Links to public
+ * sources on the web ({@code http://}, {@code https://}: musl's git and its GitHub mirror, the
+ * Linux kernel's source, mailing-list archives) are the citations the chapters rest on and are
+ * allowed; a path written as code may name an upstream source file (musl's or the kernel's) as
+ * its project names it. No text may point at a file that is not in the repository and not public.
  */
 class DocsTest {
     private static final Path DOCS = Path.of("docs");
@@ -188,12 +196,78 @@ class DocsTest {
         return out;
     }
 
+    /** A test named as code: {@code `SomeTest`}, {@code `SomeTest.method`} or {@code `SomeTest#method`}. */
+    private static final Pattern TEST_NAME = Pattern.compile("`([A-Z]\\w*Test)(?:[.#](\\w+))?(?:\\([^`]*\\))?`");
+    /** Where tests live: JUnit in both modules, jcstress. */
+    private static final List<Path> TEST_ROOTS = List.of(Path.of("src/test/java"), Path.of("src/jcstress/java"),
+        Path.of("tools/src/test/java"));
+
+    @Test
+    void everyTestAChapterNamesExistsWithItsMethod() throws IOException {
+        final List<String> missing = new ArrayList<>();
+        int checked = 0;
+        for (final Path doc : chapters()) {
+            final Matcher m = TEST_NAME.matcher(Files.readString(doc));
+            while (m.find()) {
+                checked++;
+                final Path file = testFile(m.group(1));
+                if (file == null) {
+                    missing.add(doc + ": no test class " + m.group(1));
+                } else if (m.group(2) != null) {
+                    final String problem = checkMember(file, m.group(1) + "." + m.group(2));
+                    if (problem != null) {
+                        missing.add(doc + ": " + m.group() + ": " + problem);
+                    }
+                }
+            }
+        }
+        assertTrue(checked > 100, "too few test names checked: " + checked);
+        assertEquals(List.of(), missing);
+    }
+
+    /** @return the file declaring test class {@code name}, or null */
+    static Path testFile(final String name) throws IOException {
+        final Path root = ROOT.getFileName().toString().equals("core") ? ROOT.getParent() : ROOT;
+        for (final Path dir : TEST_ROOTS) {
+            final Path d = Files.isDirectory(dir) ? dir : root.resolve(dir);
+            if (!Files.isDirectory(d)) {
+                continue;
+            }
+            try (Stream<Path> s = Files.walk(d)) {
+                final Path found = s.filter(p -> p.getFileName().toString().equals(name + ".java")).findFirst().orElse(null);
+                if (found != null) {
+                    return found;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** No chapter, and not the README, mentions a file outside the repository that is not public. */
+    @Test
+    void noTextNamesAPrivateFileOutsideTheRepository() throws IOException {
+        final Pattern outside = Pattern.compile("\\.\\./shared|(?<![\\w.])shared/(?!memory)|/work/|musl-reference\\.md|seeds/");
+        final List<String> found = new ArrayList<>();
+        final List<Path> docs = new ArrayList<>(chapters());
+        docs.add(Path.of("README.md"));
+        for (final Path doc : docs) {
+            final Matcher m = outside.matcher(Files.readString(doc));
+            while (m.find()) {
+                found.add(doc + ": " + m.group());
+            }
+        }
+        assertEquals(List.of(), found);
+        assertTrue(outside.matcher("see ../shared/notes.md").find());
+        assertTrue(outside.matcher("in musl-reference.md").find());
+    }
+
     @Test
     void theIndexListsEveryChapter() throws IOException {
         final String index = Files.readString(DOCS.resolve("README.md"));
         final List<Path> chapters = chapters().stream()
             .filter(p -> p.getFileName().toString().matches("\\d\\d-.*\\.md")).toList();
         assertEquals(8, chapters.size(), chapters.toString());
+        assertTrue(index.contains("](glossary.md)"), "docs/README.md does not link the glossary");
         for (final Path c : chapters) {
             assertTrue(index.contains("](" + c.getFileName() + ")"), "docs/README.md does not link " + c.getFileName());
         }
@@ -210,5 +284,11 @@ class DocsTest {
         assertEquals(null, checkMember(Path.of("src/test/java/org/pthread4j/MutexTest.java"),
             "MutexTest.blockedLockIsWokenByUnlock"));
         assertTrue(anchors(DOCS.resolve("02-mutex.md")).contains("2-the-bit-that-a-new-owner-drops"));
+        assertEquals(null, testFile("NoSuchTest"));
+        assertTrue(testFile("DemoTraceCommandTest") != null, "a tools test is found");
+        assertTrue(testFile("FutexWakeupTest") != null, "a jcstress test is found");
+        final Matcher m = TEST_NAME.matcher("`MutexTest#blockedLockIsWokenByUnlock` and `SemTest.post(x)`");
+        assertTrue(m.find() && m.group(2).equals("blockedLockIsWokenByUnlock"));
+        assertTrue(m.find() && m.group(1).equals("SemTest") && m.group(2).equals("post"));
     }
 }
