@@ -168,7 +168,11 @@ public final class FutexTrace {
         put(r, r.stamp(), backend, op, address, priv, value, address2, result, false, from);
     }
 
-    /** Records, if asked for, that a wait starts sleeping now. */
+    /**
+     * Records, if asked for, that a wait starts sleeping now. A backend calls it only for a wait
+     * that found the trace on when it started ({@link #isEnabled()}), so a wait with the trace
+     * off reads the switch once, as every other operation does.
+     */
     static void sleeping(final Futex backend, final String op, final long address, final boolean priv,
                          final long value, final long address2) {
         final Ring r = ring;
@@ -187,8 +191,11 @@ public final class FutexTrace {
     /** Records an operation stamped by {@link #issued()} when it was issued; nothing if it was off then. */
     static void record(final Stamp stamp, final Futex backend, final String op, final long address,
                        final boolean priv, final long value, final long address2, final int result) {
+        if (stamp == null) {
+            return; // off when the operation was issued: nothing more is read
+        }
         final Ring r = ring;
-        if (stamp == null || r == null || stamp.ring() != r) {
+        if (r == null || stamp.ring() != r) {
             return;
         }
         put(r, stamp, backend, op, address, priv, value, address2, result, false, 0);

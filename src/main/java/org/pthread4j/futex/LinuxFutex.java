@@ -148,10 +148,13 @@ public final class LinuxFutex implements Futex {
     @Override
     public int timedWait(final MemorySegment seg, final long off, final int val, final boolean priv, final int clock,
                          final Timespec deadline, final boolean interruptible) {
+        final boolean traced = FutexTrace.isEnabled();
         final int r = Thread.currentThread().isVirtual()
             ? virtualWait(seg, off, val, priv, clock, deadline, interruptible)
-            : doWait(seg, off, val, priv, clock, deadline, interruptible);
-        FutexTrace.record(this, "wait", seg.address() + off, priv, val, 0, r);
+            : doWait(seg, off, val, priv, clock, deadline, interruptible, traced);
+        if (traced) {
+            FutexTrace.record(this, "wait", seg.address() + off, priv, val, 0, r);
+        }
         return r;
     }
 
@@ -187,7 +190,7 @@ public final class LinuxFutex implements Futex {
     }
 
     private int doWait(final MemorySegment seg, final long off, final int val, final boolean priv, final int clock,
-                       final Timespec deadline, final boolean interruptible) {
+                       final Timespec deadline, final boolean interruptible, final boolean traced) {
         // The read checks bounds, alignment and that the memory is open, and saves a syscall
         // when the word already changed.
         if ((int) Block.INT.getVolatile(seg, off) != val) {
@@ -197,7 +200,9 @@ public final class LinuxFutex implements Futex {
             return Errno.EINVAL;
         }
         final long addr = seg.address() + off;
-        FutexTrace.sleeping(this, "wait", addr, priv, val, 0); // the kernel may still turn it away
+        if (traced) {
+            FutexTrace.sleeping(this, "wait", addr, priv, val, 0); // the kernel may still turn it away
+        }
         if (deadline == null && !interruptible) {
             final long r = op(priv, addr, FUTEX_WAIT, val, 0, 0, 0);
             return r == -Errno.EAGAIN ? Errno.EAGAIN : (r == -Errno.EINVAL ? Errno.EINVAL : 0);

@@ -192,6 +192,9 @@ public final class ParkingFutex implements Futex {
     private int sleep(final MemorySegment seg, final long off, final int val, final int val2, final int mode,
                       final boolean priv, final int clock, final Timespec deadline, final boolean interruptible,
                       final MemorySegment wakeSeg, final long wakeOff, final String traceOp) {
+        if (traceOp != null && !FutexTrace.isEnabled()) {
+            return sleep(seg, off, val, val2, mode, priv, clock, deadline, interruptible, wakeSeg, wakeOff, null);
+        }
         if (!priv) {
             return traced(traceOp, seg, off, priv, val, wakeSeg, wakeOff, Errno.EINVAL, 0);
         }
