@@ -39,7 +39,7 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>The call points, in the order a lock's slow path meets them: {@link #spin} before the
  * sleeping loop; {@link #mark} with every acquisition attempt of the loop; {@link #sleep} for
- * one sleep, which passes a wake on ({@link #passWake}) when it gives up (timeout, interrupt, bad
+ * one sleep, which passes a wake it owes on ({@link #passWake}) when it gives up (timeout, interrupt, bad
  * deadline); and, in unlock, {@link #waiters} read before the releasing atomic and {@link #wake}
  * after it, of {@link #wakeCount} sleepers.
  */
@@ -135,13 +135,14 @@ abstract sealed class Protocol permits MuslProtocol, ParkingProtocol {
      * @param interruptible whether an interrupt ends the sleep
      * @return 0 (woken, perhaps spuriously, or the end of a bounded sleep: retry, having lost a
      *     turn), EAGAIN (did not sleep: retry), or ETIMEDOUT, EINTR, EINVAL (give up; under the
-     *     parking protocol the thread has passed on a wake it may have taken, {@link #passWake})
+     *     parking protocol the thread has passed on a wake it owed, {@link #passWake}: one it took
+     *     on an earlier turn and did not hand on by sleeping again with bit 31)
      */
     abstract int sleep(int seen, int busy, int turns, int clock, Timespec at, boolean interruptible);
 
     /**
-     * Passes a wake on: a sleep that gives up (timeout, interrupt, bad deadline) may have taken
-     * the wake meant for another; and an rwlock reader that got in after a lost turn (the readers'
+     * Passes a wake on: a thread that gives up (timeout, interrupt, bad deadline) after it took a
+     * wake it has not handed on; and an rwlock reader that got in after a lost turn (the readers'
      * chain). Nothing under musl's protocol.
      */
     abstract void passWake();
