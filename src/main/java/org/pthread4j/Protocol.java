@@ -29,8 +29,12 @@ import java.lang.foreign.MemorySegment;
  *     sleepers already queued ({@link Futex#setBitWait}). It wakes by bit 31 alone (the bit
  *     rule), so that an unlock costs one atomic while the woken thread is on its way, and it
  *     spins for a time rather than a count.</li>
+ * <li>{@link FairProtocol}, for a lock made fair, private or process-shared, on every backend: a
+ *     ticket lock on three more words of the lock, FIFO, that does not run the sleeping loop
+ *     below (its lock calls {@link FairProtocol#acquire} and its unlock
+ *     {@link FairProtocol#release}).</li>
  * </ul>
- * Both keep the one invariant a lock's correctness rests on: a thread sleeps only on a word
+ * The first two keep the one invariant a lock's correctness rests on: a thread sleeps only on a word
  * whose next release wakes a sleeper. Under musl's protocol the sleeper makes sure of it
  * itself (bit 31 is in the exact value it waits on, and its count makes every unlock wake);
  * under the bit rule it is a chain: every thread that takes a wake either acquires, and then
@@ -43,7 +47,7 @@ import java.lang.foreign.MemorySegment;
  * deadline); and, in unlock, {@link #waiters} read before the releasing atomic and {@link #wake}
  * after it, of {@link #wakeCount} sleepers.
  */
-abstract sealed class Protocol permits MuslProtocol, ParkingProtocol {
+abstract sealed class Protocol permits MuslProtocol, ParkingProtocol, FairProtocol {
     /** Bit 31 of a lock word: a thread may sleep on it ({@code FUTEX_WAITERS}). */
     static final int WAITERS_BIT = Integer.MIN_VALUE;
 
