@@ -19,11 +19,12 @@ import java.lang.foreign.MemorySegment;
  * <p>Three more words of the lock's block (their offsets are the lock's: for a mutex
  * {@link MutexLayout#TICKET}, {@link MutexLayout#SERVING}, {@link MutexLayout#SKIP}):
  * <pre>
- *   ticket   the next ticket to hand out (taken by getAndAdd; tickets are its low 31 bits)
- *   serving  bits 0-30: the ticket that may hold the lock; bit 31: a thread sleeps on this word
+ *   ticket   the next ticket to hand out (taken by getAndAdd; tickets are its low 30 bits)
+ *   serving  bits 0-29: the ticket that may hold the lock; bit 30: a release is reading the
+ *            skip map; bit 31: a thread sleeps on this word
  *   skip     4 words, 128 bits: bit (t mod 128) set means ticket t was abandoned
  * </pre>
- * The lock is free when {@code serving == ticket} (low 31 bits), held by the thread whose
+ * The lock is free when {@code serving == ticket} (low 30 bits), held by the thread whose
  * ticket {@code serving} names otherwise. The lock's own word (the mutex's {@code _m_lock})
  * keeps recording the owner, written by the served thread, so that ownership, recursion and
  * the errorcheck rules are the mutex's as usual; the waiter count counts the threads that hold
@@ -37,18 +38,25 @@ import java.lang.foreign.MemorySegment;
  *     next in line, yielding its CPU otherwise, so that on a machine with fewer CPUs than threads
  *     the holder and the next in line run), then sleep: CAS bit 31 into the value seen and
  *     futex-wait on exactly that value, as musl's waiters do on a lock word.</li>
- * <li><b>Release</b> of ticket {@code s} (an unlock, or a served thread that gives up): the next
- *     ticket is {@code s+1}, or past it while the skip map says those were abandoned (each
- *     skipped bit cleared); then {@code getAndSet(serving, next)} hands the lock over, and if the
+ * <li><b>Release</b> of ticket {@code s} (an unlock, or a served thread that gives up): set bit 30
+ *     of {@code serving} (RELEASING); the next ticket is {@code s+1}, or past it while the skip
+ *     map says those were abandoned (each skipped bit cleared); then
+ *     {@code getAndSet(serving, next)} hands the lock over and clears bit 30, and if the
  *     swapped-out value had bit 31 every sleeper is woken (each looks at its ticket and sleeps
  *     again, setting the bit, if it is not next). The skip map is read before the handing
  *     swap, and after it only the futex is touched, so the lock may be destroyed at once.</li>
  * <li><b>Leave</b> (timeout, interrupt, bad deadline) with ticket {@code t}: if it is served
  *     already, it releases {@code t} (hands on). Otherwise it sets skip bit {@code t mod 128},
- *     then looks at {@code serving} again: if that is {@code t} now, the release that reached
- *     {@code t} may have read the map before the bit was set, so whichever of the two clears the
- *     bit (one atomic and-not, which returns the old bits) owns the grant of {@code t}: the
- *     releaser skips it; the leaver, clearing it itself, releases {@code t}. A ticket 128 or more
+ *     then looks at {@code serving} again. The race is with a release that reads the map before
+ *     the bit is set and then hands the lock to {@code t}: a release marks {@code serving}
+ *     RELEASING before it reads the map, and the leaver sets its bit before it looks, so either
+ *     the release sees the bit, or the leaver sees the mark (or the hand-over itself). Seeing the
+ *     mark, the leaver waits (a few steps of a running thread) until that release has handed
+ *     the lock on; then, if {@code serving} is {@code t}, whichever of the two clears the bit
+ *     (one atomic and-not, which returns the old bits) owns the grant of {@code t}: the releaser
+ *     skips it; the leaver, clearing it itself, releases {@code t}. Without the mark the release
+ *     could read the map, the leaver set its bit and look at the old {@code serving}, and the
+ *     release then hand the lock to a ticket nobody holds: the queue would stall. A ticket 128 or more
  *     behind {@code serving} cannot be mapped (its bit could be another abandoned ticket's): it
  *     waits, uninterruptibly, until it is within 128, then leaves; so with 128 or more threads
  *     queued a timeout or an interrupt can be answered late, never lost, and the queue never
@@ -64,8 +72,10 @@ import java.lang.foreign.MemorySegment;
  * {@link #tryAcquire} and {@link #release} instead.
  */
 final class FairProtocol extends Protocol {
-    /** Tickets are the low 31 bits of the ticket word and of {@code serving}. */
-    static final int MASK = Integer.MAX_VALUE;
+    /** Tickets are the low 30 bits of the ticket word and of {@code serving}. */
+    static final int MASK = 0x3fffffff;
+    /** Bit 30 of {@code serving}: a release is reading the skip map before it hands the lock on. */
+    static final int RELEASING = 0x40000000;
     /** Bit 31 of {@code serving}: a thread sleeps on it. */
     static final int SLEEPING = Integer.MIN_VALUE;
     /** The skip map's size in tickets: 4 words. */
@@ -207,8 +217,21 @@ final class FairProtocol extends Protocol {
         final long w = skip + 4L * ((t & (WINDOW - 1)) >>> 5);
         final int bit = 1 << (t & 31);
         Block.INT.getAndBitwiseOr(seg, w, bit);
-        if ((get(serving) & MASK) == t && clearSkip(t)) {
-            // The release that reached t read the map before the bit was set: the grant is ours to hand on.
+        // A release that read the map before the bit was set is one that had marked serving RELEASING
+        // before this look: wait until it has handed the lock on, then see whether it handed it to t.
+        int sv = get(serving);
+        if ((sv & RELEASING) != 0) {
+            final int from = sv & MASK;
+            for (int i = 0; ((sv = get(serving)) & RELEASING) != 0 && (sv & MASK) == from; i++) {
+                if (i < Tuning.MAX_STEP) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
+                }
+            }
+        }
+        if ((sv & MASK) == t && clearSkip(t)) {
+            // That release handed the lock to t without seeing the bit: the grant is ours to hand on.
             release(t);
         }
         return r;
@@ -244,6 +267,8 @@ final class FairProtocol extends Protocol {
      * @param s the ticket being released (the caller holds it)
      */
     void release(final int s) {
+        // Marked first: a leaver that sets its skip bit after this release read the map sees the mark.
+        Block.INT.getAndBitwiseOr(seg, serving, RELEASING);
         int next = (s + 1) & MASK;
         while (clearSkip(next)) {
             next = (next + 1) & MASK;

@@ -28,8 +28,9 @@ import org.pthread4j.memory.Block;
  *  offset  field        meaning (fair mutex only)
  *   4      _m_lock      the owner, as for any mutex (written by the served thread; no bit 31)
  *   8      _m_waiters   threads holding a ticket not yet served: the queue length
- *  12      ticket       the next ticket to hand out (tickets are its low 31 bits)
- *  16      serving      bits 0-30 the ticket that holds the lock; bit 31 someone sleeps on it
+ *  12      ticket       the next ticket to hand out (tickets are its low 30 bits)
+ *  16      serving      bits 0-29 the ticket that holds the lock; bit 30 a release is in
+ *                       progress; bit 31 someone sleeps on it
  *  24..39  skip         4 words, 128 bits: bit (t mod 128) set when ticket t was abandoned
  * </pre>
  *
@@ -83,7 +84,10 @@ public final class MutexLayout {
 
     /** Fair mutex: the next ticket to hand out ({@code __i[3]}, unused by musl). */
     public static final int TICKET = 12;
-    /** Fair mutex: the ticket being served, bit 31 when a thread sleeps on it ({@code __i[4]}, unused by musl). */
+    /**
+     * Fair mutex: the ticket being served (bits 0-29), bit 30 while a release reads the skip map,
+     * bit 31 when a thread sleeps on it ({@code __i[4]}, unused by musl).
+     */
     public static final int SERVING = 16;
     /** Fair mutex: the first of the four skip-map words (over {@code _m_prev} and {@code _m_next}). */
     public static final int SKIP = PREV;

@@ -189,7 +189,7 @@ class DocsTest {
         final String index = Files.readString(DOCS.resolve("README.md"));
         final List<Path> chapters = chapters().stream()
             .filter(p -> p.getFileName().toString().matches("\\d\\d-.*\\.md")).toList();
-        assertEquals(7, chapters.size(), chapters.toString());
+        assertEquals(8, chapters.size(), chapters.toString());
         for (final Path c : chapters) {
             assertTrue(index.contains("](" + c.getFileName() + ")"), "docs/README.md does not link " + c.getFileName());
         }

@@ -57,6 +57,48 @@ final class Stress {
      * @throws Exception when a thread failed or did not stop within 30 s
      */
     static double run(final int threads, final long budget, final Body body, final Runnable onStop) throws Exception {
+        return counts(threads, budget, body, onStop).perSecond();
+    }
+
+    /**
+     * What one run counted.
+     *
+     * @param counts  each thread's iterations
+     * @param elapsed the run's length, in nanoseconds
+     */
+    record Counts(long[] counts, long elapsed) {
+        /** @return the total iterations per second */
+        double perSecond() {
+            long total = 0;
+            for (final long c : counts) {
+                total += c;
+            }
+            return total * 1e9 / elapsed;
+        }
+
+        /** @return the smallest thread's count over the largest's (1: equal shares; 0 when nobody counted) */
+        double share() {
+            long min = Long.MAX_VALUE;
+            long max = 0;
+            for (final long c : counts) {
+                min = Math.min(min, c);
+                max = Math.max(max, c);
+            }
+            return max == 0 ? 0 : (double) min / max;
+        }
+    }
+
+    /**
+     * {@link #run} that keeps each thread's count.
+     *
+     * @param threads how many threads
+     * @param budget  how long, in nanoseconds
+     * @param body    each thread's loop
+     * @param onStop  as {@link #run}'s, or {@code null}
+     * @return the counts
+     * @throws Exception when a thread failed or did not stop within 30 s
+     */
+    static Counts counts(final int threads, final long budget, final Body body, final Runnable onStop) throws Exception {
         final Stop stop = new Stop();
         final long[] counts = new long[threads];
         final Throwable[] failures = new Throwable[threads];
@@ -85,7 +127,6 @@ final class Stress {
         stop.stopped = true;
         final long elapsed = System.nanoTime() - t0;
         final long joinEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        long total = 0;
         for (int i = 0; i < threads; i++) {
             while (ts[i].isAlive() && System.nanoTime() - joinEnd < 0) {
                 if (onStop != null) {
@@ -99,8 +140,7 @@ final class Stress {
             if (failures[i] != null) {
                 throw new IllegalStateException("thread " + i + " failed: " + failures[i], failures[i]);
             }
-            total += counts[i];
         }
-        return total * 1e9 / elapsed;
+        return new Counts(counts, elapsed);
     }
 }
