@@ -44,7 +44,8 @@ import java.util.function.IntSupplier;
  * <li><b>fair lock/unlock stress</b>: the same loop on fair locks, {@code PthreadLock(true)} (the
  *     ticket lock, on the parking backend, the kernel backend, and process-shared) vs
  *     {@code ReentrantLock(true)}, with the non-fair locks for scale; two figures: Kiter/s, and
- *     the share, the fewest iterations of a thread over the most (1.0: equal shares).</li>
+ *     the share, the fewest iterations of a thread over the most (1.0: equal shares), both
+ *     counted over the last nine tenths of each run, after every thread has started.</li>
  * <li><b>condvar ping-pong</b> (seed 002, Timo Teräs's test): two threads take turns under one
  *     lock, each waiting on one condition until it is its turn, then passing the turn and
  *     calling {@code signalAll}; thousands of turns per second. {@code PthreadCondition} vs a
@@ -275,14 +276,16 @@ public final class JucWorkload implements Workload {
 
     /**
      * The lock/unlock stress with two figures: Kiter/s of all threads, and the share, the
-     * fewest iterations of a thread over the most (1.0: every thread took the lock as often).
+     * fewest iterations of a thread over the most (1.0: every thread took the lock as often);
+     * both over the run's last nine tenths ({@link Stress#windowed}).
      */
     private static Fixture fairStress(final Lock lock, final int threads, final AutoCloseable close) {
-        final Stress.Body loop = Isolated.copy(JucLockLoop.class, lock);
+        final long[] live = new long[threads * Stress.STRIDE];
+        final Stress.Body loop = Isolated.copy(FairLockLoop.class, lock, live);
         return new Fixture() {
             @Override
             public double[] trial(final long budgetNanos) throws Exception {
-                final Stress.Counts c = Stress.counts(threads, budgetNanos, loop, null);
+                final Stress.Counts c = Stress.windowed(threads, budgetNanos, loop, live);
                 return new double[] {c.perSecond() / 1000.0, c.share()};
             }
 
