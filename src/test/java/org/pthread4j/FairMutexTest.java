@@ -294,6 +294,47 @@ class FairMutexTest {
     }
 
     /**
+     * A waiter 128 tickets or more behind the one served cannot be marked in the skip map: it
+     * leaves only once it is within 128, and the queue still drains. 130 virtual threads queue
+     * behind a holder, then a timed waiter whose deadline passes while nothing moves: it is still
+     * waiting until the holder's unlock moves the queue; then it times out
+     * and every thread in front of it gets the lock.
+     */
+    @Test
+    void aWaiterTooFarBackToBeMappedLeavesOnceWithinTheMap() throws Exception {
+        final int ahead = 130;
+        try (Memory mem = memory()) {
+            final Mutex m = new Mutex(block(mem, 0), MutexAttr.builder().fair(true).futex(
+                org.pthread4j.futex.Futexes.parking()).build());
+            assertEquals(0, m.lock());
+            final AtomicInteger acquired = new AtomicInteger();
+            final List<Thread> threads = new ArrayList<>();
+            for (int i = 0; i < ahead; i++) {
+                threads.add(Thread.ofVirtual().start(() -> {
+                    if (m.lock() == 0) {
+                        acquired.incrementAndGet();
+                        m.unlock();
+                    }
+                }));
+            }
+            MutexTestSupport.awaitWaiters(m, ahead);
+            final CompletableFuture<Integer> far = new CompletableFuture<>();
+            Thread.ofPlatform().daemon().start(() -> far.complete(m.timedLock(inMillis(50))));
+            MutexTestSupport.awaitWaiters(m, ahead + 1);
+            Thread.sleep(200);
+            assertFalse(far.isDone(), "a waiter 131 tickets back left before it could be mapped: " + m);
+            assertEquals(0, m.unlock());
+            assertEquals(Errno.ETIMEDOUT, (int) far.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS));
+            for (final Thread t : threads) {
+                t.join(LIVENESS.toMillis());
+            }
+            assertEquals(ahead, acquired.get());
+            assertEquals(Mutex.State.FREE, m.state());
+            assertEquals(m.block().get(MutexLayout.TICKET), m.block().get(MutexLayout.SERVING), "at rest: " + m);
+        }
+    }
+
+    /**
      * A fair process-shared mutex in a sync file, used through two views of the file (two
      * mappings, as two processes would): FIFO across the views, and a timeout in one view leaves
      * the other's queue intact.
