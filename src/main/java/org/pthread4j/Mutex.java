@@ -148,12 +148,27 @@ import java.util.Objects;
  * {@link Futexes#defaultPrivate()} with the private flag; a process-shared or robust one on
  * {@link Futexes#shared()} (or the attributes' backend, which must serve shared words)
  * without it. All views of one private mutex must use the same backend, or a waker and a
- * sleeper do not meet. A private mutex on the parking backend runs the parking protocol; every
- * other mutex runs musl's ({@link #sleepProtocol()}).
+ * sleeper do not meet. A fair mutex runs the fair protocol; any other private mutex on the
+ * parking backend runs the parking protocol; every other mutex runs musl's
+ * ({@link #sleepProtocol()}).
+ *
+ * <h2>Fair mutexes</h2>
+ *
+ * <p>A mutex made with {@link MutexAttr.Builder#fair} ({@link MutexLayout#FAIR} in
+ * {@code _m_type}, not a musl bit) is a ticket lock ({@link FairProtocol},
+ * {@link SleepProtocol#FAIR}), private or process-shared, on every backend: the lock goes to the
+ * threads in the order they asked for it; {@link #tryLock()} takes it only when it is free and
+ * nobody is queued; a waiter that times out or is interrupted gives its ticket up without
+ * stalling the queue. The owner is recorded in {@code _m_lock} as for any mutex, the queue length
+ * in {@code _m_waiters}; the tickets live in words musl leaves unused and over the robust-list
+ * fields ({@link MutexLayout}), so a fair mutex cannot be robust, is never on a robust list, and
+ * no C program may share it. A condvar never requeues its waiters onto a fair mutex's word: it
+ * wakes them, and each relocks through the queue. See {@code docs/08-fair.md}.
  *
  * <h2>Differences from musl</h2>
  * <ul>
  * <li>Priority inheritance (type bit 8) is not supported; {@link #attach} refuses it.</li>
+ * <li>Fair mutexes (above) are this library's.</li>
  * <li>A private mutex on the parking backend wakes by the bit rule, sleeps by
  *     set-bit-and-wait, and spins for a time rather than 100 pauses (the parking protocol,
  *     above). A C process cannot share such a word, so no musl code ever sees it.</li>

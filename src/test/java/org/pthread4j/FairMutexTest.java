@@ -368,6 +368,25 @@ class FairMutexTest {
         }
     }
 
+    /**
+     * A sync file holding a fair mutex locked by this thread closes: a fair mutex is never on the
+     * kernel robust list, and its skip map, which lies over the list fields, must not be taken
+     * for a link (here a timed waiter left ticket 1 marked).
+     */
+    @Test
+    void aHeldFairMutexWithAMarkedTicketDoesNotKeepItsSyncFileOpen(@TempDir final Path dir) throws Exception {
+        final MutexAttr attr = MutexAttr.builder().type(MutexAttr.ERRORCHECK).fair(true).pshared(true).build();
+        final SyncFile f = SyncFile.create(dir.resolve("held"), 8);
+        final Mutex m = f.mutex("fair", attr);
+        assertEquals(0, m.lock());
+        final CompletableFuture<Integer> leaver = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().start(() -> leaver.complete(m.timedLock(inMillis(20))));
+        assertEquals(Errno.ETIMEDOUT, (int) leaver.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS));
+        assertTrue(m.block().get(MutexLayout.SKIP) != 0, "ticket 1 marked skipped: " + m);
+        f.close();
+        assertFalse(f.isOpen());
+    }
+
     /** Starts a thread that locks, records {@code index} in {@code order}, and unlocks. */
     private static CompletableFuture<Integer> lockThenUnlockOn(final Mutex m, final List<Integer> order,
                                                                final Integer index) {

@@ -246,6 +246,43 @@ class FairAdaptersTest {
         assertEquals(0, s.getWaiterCount());
     }
 
+    /** A condition of a fair lock: a waiter released by a signal relocks through the queue (no requeue onto a fair word). */
+    @Test
+    void aFairLocksConditionWorks() throws Exception {
+        final PthreadLock lock = new PthreadLock(true);
+        final java.util.concurrent.locks.Condition ready = lock.newCondition();
+        final boolean[] flag = new boolean[1];
+        final CompletableFuture<Void> waiter = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().start(() -> runQuietly(waiter, () -> {
+            lock.lock();
+            try {
+                while (!flag[0]) {
+                    ready.awaitUninterruptibly();
+                }
+            } finally {
+                lock.unlock();
+            }
+        }));
+        final long end = System.nanoTime() + LIVENESS.toNanos();
+        for (;;) {
+            lock.lock();
+            try {
+                if (lock.hasWaiters(ready)) {
+                    flag[0] = true;
+                    ready.signalAll();
+                    break;
+                }
+            } finally {
+                lock.unlock();
+            }
+            assertTrue(System.nanoTime() < end, "the waiter never waited");
+            Thread.sleep(1);
+        }
+        waiter.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS);
+        assertFalse(lock.isLocked());
+        assertEquals(0, lock.getQueueLength());
+    }
+
     @Test
     void fairWriteLockStillRefusesAnUpgrade() {
         final PthreadReadWriteLock rw = new PthreadReadWriteLock(true);
