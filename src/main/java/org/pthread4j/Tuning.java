@@ -35,7 +35,7 @@ record Tuning(long spinNanos, long pollNanos, long condSpinNanos, long fairSpinN
      * The values every primitive uses unless a test passes others: a 20 µs spin (about the cost
      * of a sleep and a wake across CPUs), a 50 µs poll, a 10 µs condvar spin, a 200 µs fair spin
      * (a queued thread is served after every thread ahead of it has had its turn, each turn a
-     * hand-over across CPUs or a yield: 2-4x the throughput of a 50 µs spin with 8 threads on 2
+     * hand-over across CPUs or a yield: twice the throughput of a 50 µs spin with 8 threads on 2
      * CPUs, {@code docs/measurements.md}, 2026-12-03).
      */
     static final Tuning DEFAULT = new Tuning(20_000, 50_000, 10_000, 200_000);
