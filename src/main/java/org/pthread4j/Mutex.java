@@ -148,12 +148,27 @@ import java.util.Objects;
  * {@link Futexes#defaultPrivate()} with the private flag; a process-shared or robust one on
  * {@link Futexes#shared()} (or the attributes' backend, which must serve shared words)
  * without it. All views of one private mutex must use the same backend, or a waker and a
- * sleeper do not meet. A private mutex on the parking backend runs the parking protocol; every
- * other mutex runs musl's ({@link #sleepProtocol()}).
+ * sleeper do not meet. A fair mutex runs the fair protocol; any other private mutex on the
+ * parking backend runs the parking protocol; every other mutex runs musl's
+ * ({@link #sleepProtocol()}).
+ *
+ * <h2>Fair mutexes</h2>
+ *
+ * <p>A mutex made with {@link MutexAttr.Builder#fair} ({@link MutexLayout#FAIR} in
+ * {@code _m_type}, not a musl bit) is a ticket lock ({@link FairProtocol},
+ * {@link SleepProtocol#FAIR}), private or process-shared, on every backend: the lock goes to the
+ * threads in the order they asked for it; {@link #tryLock()} takes it only when it is free and
+ * nobody is queued; a waiter that times out or is interrupted gives its ticket up without
+ * stalling the queue. The owner is recorded in {@code _m_lock} as for any mutex, the queue length
+ * in {@code _m_waiters}; the tickets live in words musl leaves unused and over the robust-list
+ * fields ({@link MutexLayout}), so a fair mutex cannot be robust, is never on a robust list, and
+ * no C program may share it. A condvar never requeues its waiters onto a fair mutex's word: it
+ * wakes them, and each relocks through the queue. See {@code docs/09-fair.md}.
  *
  * <h2>Differences from musl</h2>
  * <ul>
  * <li>Priority inheritance (type bit 8) is not supported; {@link #attach} refuses it.</li>
+ * <li>Fair mutexes (above) are this library's.</li>
  * <li>A private mutex on the parking backend wakes by the bit rule, sleeps by
  *     set-bit-and-wait, and spins for a time rather than 100 pauses (the parking protocol,
  *     above). A C process cannot share such a word, so no musl code ever sees it.</li>
@@ -206,6 +221,8 @@ public final class Mutex {
     private final Futex futex;
     /** How its threads sleep and wake. */
     private final Protocol protocol;
+    /** The protocol of a fair mutex ({@link MutexLayout#FAIR}), else {@code null}. */
+    private final FairProtocol fair;
     private final MutexAttr attr;
 
     /**
@@ -238,8 +255,10 @@ public final class Mutex {
         this.kind = type & MutexLayout.KIND_MASK;
         this.tracked = (type & MutexLayout.OWNER_TRACKED_MASK) != 0;
         this.robust = (type & MutexLayout.ROBUST) != 0;
+        final boolean isFair = (type & MutexLayout.FAIR) != 0;
         final boolean shared = robust || (type & MutexLayout.PSHARED) != 0;
-        this.linked = robust || (tracked && (type & MutexLayout.PSHARED) != 0);
+        // A fair mutex is never on a robust list: a dead owner's ticket stalls its queue whatever the kernel marks.
+        this.linked = robust || (!isFair && tracked && (type & MutexLayout.PSHARED) != 0);
         this.priv = !shared;
         if (shared) {
             if (requested != null && !requested.supportsShared()) {
@@ -251,7 +270,9 @@ public final class Mutex {
         } else {
             this.futex = requested != null ? requested : Futexes.defaultPrivate();
         }
-        this.protocol = Protocol.of(futex, priv, seg, LOCK, WAITERS, tuning);
+        this.fair = isFair ? new FairProtocol(futex, priv, seg, LOCK, WAITERS, MutexLayout.TICKET,
+            MutexLayout.SERVING, MutexLayout.SKIP, tuning) : null;
+        this.protocol = isFair ? fair : Protocol.of(futex, priv, seg, LOCK, WAITERS, tuning);
         this.attr = attr != null ? attr : MutexAttr.ofBits(type, requested);
         if (init) {
             seg.asSlice(0, MutexLayout.SIZE).fill((byte) 0);
@@ -327,6 +348,9 @@ public final class Mutex {
         if (tryLockFree() == 0) {
             return 0;
         }
+        if (fair != null) {
+            return fairLock(Timespec.CLOCK_REALTIME, null, false);
+        }
         return lockSlow(Timespec.CLOCK_REALTIME, null, false, 0, true);
     }
 
@@ -342,6 +366,9 @@ public final class Mutex {
      * @return 0 (acquired) or EBUSY (nothing done)
      */
     public int tryLockFree() {
+        if (fair != null) {
+            return fair.tryAcquire() ? owned(tracked ? self().tid : 0) : EBUSY;
+        }
         if (!tracked) {
             return (int) INT.compareAndExchange(seg, LOCK, 0, EBUSY) == 0 ? 0 : EBUSY;
         }
@@ -371,6 +398,11 @@ public final class Mutex {
      * @throws UnsupportedOperationException as {@link #lock()}
      */
     public int tryLock() {
+        if (fair != null) {
+            final int tid = tracked ? self().tid : 0;
+            final int r = fairRelock(tid);
+            return r != EBUSY ? r == Errno.EDEADLK ? EBUSY : r : fair.tryAcquire() ? owned(tid) : EBUSY;
+        }
         if (!tracked) {
             return (int) INT.compareAndExchange(seg, LOCK, 0, EBUSY) & EBUSY;
         }
@@ -407,10 +439,87 @@ public final class Mutex {
         if (interruptible && Thread.currentThread().isInterrupted()) {
             return Errno.EINTR;
         }
+        if (fair != null) {
+            return fairLock(clock, abs, interruptible);
+        }
         if (!tracked && (int) INT.compareAndExchange(seg, LOCK, 0, EBUSY) == 0) {
             return 0;
         }
         return lockSlow(clock, abs, interruptible, 0, true);
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // the fair mutex: FairProtocol
+
+    /**
+     * A fair lock: the owner's relock as the kind says, else a ticket, served at once or after
+     * a wait in the queue ({@link FairProtocol#acquire}); the served thread records itself as
+     * the owner.
+     */
+    private int fairLock(final int clock, final Timespec at, final boolean interruptible) {
+        final int tid = tracked ? self().tid : 0;
+        final int r = fairRelock(tid);
+        if (r != EBUSY) {
+            return r;
+        }
+        if (fair.tryAcquire()) {
+            return owned(tid);
+        }
+        final int e = fair.acquire(clock, at, interruptible);
+        return e == 0 ? owned(tid) : e;
+    }
+
+    /**
+     * The owner's own relock of a fair mutex: 0 (RECURSIVE: counted), EAGAIN (count overflow),
+     * EDEADLK (ERRORCHECK), or EBUSY when the caller is not the owner (or the mutex is NORMAL,
+     * which records no owner).
+     */
+    private int fairRelock(final int tid) {
+        if (!tracked || ((int) INT.getVolatile(seg, LOCK) & OWNER_MASK) != tid) {
+            return EBUSY;
+        }
+        if (kind == MutexLayout.RECURSIVE) {
+            final int count = (int) INT.get(seg, COUNT);
+            if (Integer.compareUnsigned(count, Integer.MAX_VALUE) >= 0) {
+                return Errno.EAGAIN;
+            }
+            INT.set(seg, COUNT, count + 1);
+            return 0;
+        }
+        return Errno.EDEADLK;
+    }
+
+    /** The served thread records itself as the owner (a NORMAL mutex: EBUSY, as musl's lock word); {@return 0} */
+    private int owned(final int tid) {
+        INT.setVolatile(seg, LOCK, tracked ? tid : EBUSY);
+        return 0;
+    }
+
+    /**
+     * The unlock of a fair mutex: the owner check and the recursion count, then the owner word
+     * cleared and the ticket handed on ({@link FairProtocol#release}), after which nothing of the
+     * mutex but the futex is touched.
+     */
+    private int fairUnlock() {
+        final int old = (int) INT.getVolatile(seg, LOCK);
+        if (tracked) {
+            if ((old & OWNER_MASK) != self().tid) {
+                return Errno.EPERM;
+            }
+            if (kind == MutexLayout.RECURSIVE) {
+                final int count = (int) INT.get(seg, COUNT);
+                if (count != 0) {
+                    INT.set(seg, COUNT, count - 1);
+                    return 0;
+                }
+            }
+        } else if (old != EBUSY) {
+            return Errno.EPERM; // a NORMAL fair mutex that is not locked: its queue must not move
+        }
+        final int s = fair.serving();
+        INT.setVolatile(seg, LOCK, 0);
+        fair.release(s);
+        return 0;
     }
 
     /**
@@ -524,6 +633,9 @@ public final class Mutex {
      *     unlocked after EOWNERDEAD without {@link #consistent()} becomes unrecoverable.
      */
     public int unlock() {
+        if (fair != null) {
+            return fairUnlock();
+        }
         final int waiters = protocol.waiters();
         if (tracked) {
             if (!linked && waiters == 0) {
@@ -617,6 +729,9 @@ public final class Mutex {
      * @return as {@link #lock()}
      */
     int relock(final boolean requeued) {
+        if (fair != null) {
+            return fairLock(Timespec.CLOCK_REALTIME, null, false);
+        }
         if (!requeued && tryLockFree() == 0) {
             return 0;
         }
@@ -631,12 +746,16 @@ public final class Mutex {
      * last.
      */
     void countRequeued() {
-        INT.getAndAdd(seg, WAITERS, 1);
+        if (fair == null) { // a fair mutex takes no requeued waiter, and its count is its queue's
+            INT.getAndAdd(seg, WAITERS, 1);
+        }
     }
 
     /** Undoes {@link #countRequeued()}. */
     void uncountRequeued() {
-        INT.getAndAdd(seg, WAITERS, -1);
+        if (fair == null) {
+            INT.getAndAdd(seg, WAITERS, -1);
+        }
     }
 
     /**
@@ -644,6 +763,9 @@ public final class Mutex {
      * holder about to requeue a condvar waiter onto the word makes its own unlock wake it.
      */
     void markWaiters() {
+        if (fair != null) {
+            return;
+        }
         final int val = (int) INT.getVolatile(seg, LOCK);
         if (val > 0) {
             INT.compareAndExchange(seg, LOCK, val, val | WAITERS_BIT);
@@ -662,7 +784,7 @@ public final class Mutex {
      * @return false when the mutex cannot take it (or the requeue failed): wake it instead
      */
     boolean requeue(final Futex from, final MemorySegment seg, final long off) {
-        return priv && from == futex && futex.requeue(seg, off, 0, 1, this.seg, LOCK, true) >= 0;
+        return fair == null && priv && from == futex && futex.requeue(seg, off, 0, 1, this.seg, LOCK, true) >= 0;
     }
 
     // ---------------------------------------------------------------------------------------
@@ -734,7 +856,8 @@ public final class Mutex {
     public State state() {
         final int w = (int) INT.getVolatile(seg, LOCK);
         if (w == 0) {
-            return State.FREE;
+            // a fair mutex handed to a thread that has not yet written itself in is held
+            return fair != null && fair.busy() ? State.LOCKED : State.FREE;
         }
         if (!tracked) {
             return State.LOCKED;
@@ -756,6 +879,26 @@ public final class Mutex {
      */
     public int bits() {
         return type;
+    }
+
+    /** {@return whether the mutex is fair ({@link MutexLayout#FAIR}: FIFO, {@link SleepProtocol#FAIR})} */
+    public boolean isFair() {
+        return fair != null;
+    }
+
+    /**
+     * The threads of this JVM asleep waiting for the mutex, in the order wakes take them, as far
+     * as the backend can tell: on the parking backend the sleepers on the word the protocol sleeps
+     * on (a thread still spinning, or between two sleeps, is missing); on a kernel backend an
+     * empty list (the kernel does not tell). For monitoring.
+     *
+     * @return the sleeping threads, a new list
+     */
+    public java.util.List<Thread> queuedThreads() {
+        if (futex instanceof org.pthread4j.futex.ParkingFutex p) {
+            return p.sleepers(seg, fair != null ? fair.sleepWord() : LOCK);
+        }
+        return java.util.List.of();
     }
 
     /** {@return whether the mutex is process-shared} */

@@ -32,17 +32,20 @@ public final class MutexAttr extends PsharedAttr {
      */
     public static final int DEFAULT_TYPE = NORMAL;
     /** The default attributes: NORMAL, stalled (not robust), process-private, default backend. */
-    public static final MutexAttr DEFAULT = new MutexAttr(NORMAL, false, false, null);
+    public static final MutexAttr DEFAULT = new MutexAttr(NORMAL, false, false, false, null);
     /** NORMAL, not robust, process-shared. */
-    public static final MutexAttr PSHARED = new MutexAttr(NORMAL, false, true, null);
+    public static final MutexAttr PSHARED = new MutexAttr(NORMAL, false, false, true, null);
 
     private final int type;
     private final boolean robust;
+    private final boolean fair;
 
-    private MutexAttr(final int type, final boolean robust, final boolean pshared, final Futex futex) {
+    private MutexAttr(final int type, final boolean robust, final boolean fair, final boolean pshared,
+                      final Futex futex) {
         super(pshared, futex);
         this.type = type;
         this.robust = robust;
+        this.fair = fair;
     }
 
     /**
@@ -70,12 +73,12 @@ public final class MutexAttr extends PsharedAttr {
     public static MutexAttr ofBits(final int bits, final Futex futex) {
         MutexLayout.checkType(bits);
         return new Builder().type(bits & MutexLayout.KIND_MASK).robust((bits & MutexLayout.ROBUST) != 0)
-            .pshared((bits & MutexLayout.PSHARED) != 0).futex(futex).build();
+            .fair((bits & MutexLayout.FAIR) != 0).pshared((bits & MutexLayout.PSHARED) != 0).futex(futex).build();
     }
 
     /** {@return a builder starting from these attributes} */
     public Builder toBuilder() {
-        return builder().type(type).robust(robust).pshared(pshared()).futex(futex());
+        return builder().type(type).robust(robust).fair(fair).pshared(pshared()).futex(futex());
     }
 
     /** {@return the kind: {@link #NORMAL}, {@link #RECURSIVE} or {@link #ERRORCHECK}} */
@@ -88,9 +91,18 @@ public final class MutexAttr extends PsharedAttr {
         return robust;
     }
 
-    /** {@return the {@code _m_type} word: kind | ROBUST (4) | PSHARED (128), musl's {@code __attr}} */
+    /** {@return whether the mutex is fair: FIFO, a ticket lock ({@link MutexLayout#FAIR}, not musl's)} */
+    public boolean fair() {
+        return fair;
+    }
+
+    /**
+     * {@return the {@code _m_type} word: kind | ROBUST (4) | FAIR (64) | PSHARED (128), musl's
+     *     {@code __attr} and this library's fair bit}
+     */
     public int bits() {
-        return type | (robust ? MutexLayout.ROBUST : 0) | (pshared() ? MutexLayout.PSHARED : 0);
+        return type | (robust ? MutexLayout.ROBUST : 0) | (fair ? MutexLayout.FAIR : 0)
+            | (pshared() ? MutexLayout.PSHARED : 0);
     }
 
     @Override
@@ -100,13 +112,21 @@ public final class MutexAttr extends PsharedAttr {
             case ERRORCHECK -> "ERRORCHECK";
             default -> "NORMAL";
         };
-        return robust ? List.of(kind, "robust") : List.of(kind);
+        final List<String> d = new java.util.ArrayList<>(List.of(kind));
+        if (robust) {
+            d.add("robust");
+        }
+        if (fair) {
+            d.add("fair");
+        }
+        return d;
     }
 
     /** Builds {@link MutexAttr}; the setters follow musl's {@code pthread_mutexattr_set*}. */
     public static final class Builder extends PsharedAttrBuilder<MutexAttr, Builder> {
         private int type = NORMAL;
         private boolean robust;
+        private boolean fair;
 
         private Builder() {
         }
@@ -140,10 +160,24 @@ public final class MutexAttr extends PsharedAttr {
         }
 
         /**
+         * Fairness, an extension of this library (musl has no fair mutex): a fair mutex hands the
+         * lock to the threads in the order they asked for it (FIFO), private or process-shared,
+         * on every backend ({@link SleepProtocol#FAIR}). It cannot be robust, and no C program
+         * may share it.
+         *
+         * @param fair whether the mutex is fair
+         * @return this builder
+         */
+        public Builder fair(final boolean fair) {
+            this.fair = fair;
+            return this;
+        }
+
+        /**
          * {@return the attributes}
          *
          * @throws IllegalArgumentException      when a process-shared or robust mutex is given a
-         *     backend that cannot serve shared words
+         *     backend that cannot serve shared words, or a mutex is both fair and robust
          * @throws UnsupportedOperationException when robust is requested and the kernel robust
          *     list is not available (musl's setrobust check)
          */
@@ -154,13 +188,17 @@ public final class MutexAttr extends PsharedAttr {
                     + " mutex sleeps with shared futex operations (the kernel wakes its waiters when an owner dies),"
                     + " and backend " + futex.name() + " cannot serve shared words");
             }
+            if (fair && robust) {
+                throw new IllegalArgumentException("a fair mutex cannot be robust: the ticket of an owner that died"
+                    + " would stall its queue");
+            }
             if (robust) {
                 RobustList.checkSupported();
             }
-            if (type == NORMAL && !robust && !pshared && futex == null) {
+            if (type == NORMAL && !robust && !fair && !pshared && futex == null) {
                 return DEFAULT;
             }
-            return new MutexAttr(type, robust, pshared, futex);
+            return new MutexAttr(type, robust, fair, pshared, futex);
         }
     }
 }

@@ -21,6 +21,19 @@ import org.pthread4j.memory.Block;
  *  32      _m_next      robust list: this field IS the node; the next node or the list head
  * </pre>
  *
+ * <p>A <em>fair</em> mutex ({@link #FAIR} in {@code _m_type}, an extension of this library that
+ * musl does not know) is never robust and never on a robust list, and uses the words musl leaves
+ * unused and the list fields as a ticket lock ({@link FairProtocol}):
+ * <pre>
+ *  offset  field        meaning (fair mutex only)
+ *   4      _m_lock      the owner, as for any mutex (written by the served thread; no bit 31)
+ *   8      _m_waiters   threads holding a ticket not yet served: the queue length
+ *  12      ticket       the next ticket to hand out (tickets are its low 30 bits)
+ *  16      serving      bits 0-29 the ticket that holds the lock; bit 30 a release is in
+ *                       progress; bit 31 someone sleeps on it
+ *  24..39  skip         4 words, 128 bits: bit (t mod 128) set when ticket t was abandoned
+ * </pre>
+ *
  * <p>See {@code docs/02-mutex.md}: the words, the states, the races and the tests that prove them.
  */
 public final class MutexLayout {
@@ -63,6 +76,21 @@ public final class MutexLayout {
     public static final int OWNER_TRACKED_MASK = 15;
     /** {@code _m_type} bit 7: process-shared; futex calls omit the private flag. */
     public static final int PSHARED = 128;
+    /**
+     * {@code _m_type} bit 6, this library's and not musl's: fair (FIFO), a ticket lock on the
+     * words {@link #TICKET}, {@link #SERVING} and {@link #SKIP}. Never with {@link #ROBUST}.
+     */
+    public static final int FAIR = 64;
+
+    /** Fair mutex: the next ticket to hand out ({@code __i[3]}, unused by musl). */
+    public static final int TICKET = 12;
+    /**
+     * Fair mutex: the ticket being served (bits 0-29), bit 30 while a release reads the skip map,
+     * bit 31 when a thread sleeps on it ({@code __i[4]}, unused by musl).
+     */
+    public static final int SERVING = 16;
+    /** Fair mutex: the first of the four skip-map words (over {@code _m_prev} and {@code _m_next}). */
+    public static final int SKIP = PREV;
 
     /** {@code _m_lock} bits 0-29: the owner's thread id; 0 when free or when the owner died. */
     public static final int OWNER_MASK = 0x3fffffff;
@@ -97,7 +125,8 @@ public final class MutexLayout {
 
     /**
      * Refuses an {@code _m_type} value this library does not implement: an unknown kind (3),
-     * priority inheritance, or any bit musl does not define.
+     * priority inheritance, fair and robust together, or any bit musl does not define but
+     * {@link #FAIR}.
      *
      * @param type the {@code _m_type} word
      * @return {@code type}
@@ -108,9 +137,13 @@ public final class MutexLayout {
             throw new IllegalArgumentException("_m_type 0x" + Integer.toHexString(type)
                 + ": priority-inheritance mutexes are not supported");
         }
-        if ((type & ~(KIND_MASK | ROBUST | PSHARED)) != 0 || (type & KIND_MASK) == 3) {
+        if ((type & ~(KIND_MASK | ROBUST | PSHARED | FAIR)) != 0 || (type & KIND_MASK) == 3) {
             throw new IllegalArgumentException("_m_type 0x" + Integer.toHexString(type)
-                + " is not a mutex type (kind 0-2, robust 4, pshared 128): not an initialized mutex?");
+                + " is not a mutex type (kind 0-2, robust 4, fair 64, pshared 128): not an initialized mutex?");
+        }
+        if ((type & (FAIR | ROBUST)) == (FAIR | ROBUST)) {
+            throw new IllegalArgumentException("_m_type 0x" + Integer.toHexString(type)
+                + ": a fair mutex cannot be robust (a dead owner's ticket would stall the queue)");
         }
         return type;
     }

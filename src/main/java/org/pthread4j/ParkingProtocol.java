@@ -21,7 +21,13 @@ import java.lang.foreign.MemorySegment;
  *     in the tens of microseconds between a wake and the woken thread's first run. The bit is
  *     kept true by a chain: a thread that lost a turn (it slept, so it may have taken a wake)
  *     records bit 31 with its acquiring CAS while others are counted ({@link #mark}), or sleeps
- *     again, or, leaving without the lock, wakes another sleeper ({@link #passWake}).</li>
+ *     again, or, leaving without the lock, wakes another sleeper ({@link #passWake}). A thread
+ *     leaves owing a wake only when it lost a turn and its last sleep did not put bit 31 into
+ *     the word: a poll (below), or no sleep at all (an interrupt or a bad deadline seen before
+ *     it queued). A set-bit sleep that ends in ETIMEDOUT or EINTR took no wake (the parking
+ *     table reports a wake that raced the timeout as 0) and left the bit for the next unlock,
+ *     so the thread leaves without waking anyone: a wake then would only make a sleeper poll a
+ *     lock that is still held.</li>
  * <li><b>Set-bit-and-wait, joining.</b> A first sleep sets bit 31 into whatever busy value the
  *     word holds and queues the thread in one step under the parking table's bucket lock
  *     ({@link Futex#setBitWait}), so it is not turned away because the running threads keep
@@ -132,9 +138,15 @@ final class ParkingProtocol extends Protocol {
     @Override
     int sleep(final int seen, final int busy, final int turns, final int clock, final Timespec at,
               final boolean interruptible) {
+        final boolean poll = turns > 0 && at == null;
+        if (interruptible && Thread.currentThread().isInterrupted()) {
+            // Leaves before queueing: a wake taken on an earlier turn was not passed on by a sleep with the bit.
+            leave(turns > 0);
+            return Errno.EINTR;
+        }
         count(1);
         final int r;
-        if (turns > 0 && at == null) {
+        if (poll) {
             final Timespec until = Timespec.ofNanos(Timespec.nowNanos(Timespec.CLOCK_MONOTONIC) + tuning.pollNanos());
             final int e = futex.timedWait(seg, word, seen, true, Timespec.CLOCK_MONOTONIC, until, interruptible);
             r = e == Errno.ETIMEDOUT ? 0 : e;
@@ -143,9 +155,19 @@ final class ParkingProtocol extends Protocol {
         }
         count(-1);
         if (r != 0 && r != Errno.EAGAIN) {
-            passWake();
+            // Owed only by a thread that lost a turn and did not leave a set-bit sleep: that sleep put bit 31
+            // into the word, and its ETIMEDOUT or EINTR says it took no wake (the parking table reports a wake
+            // that raced the timeout or the interrupt as 0). A poll sleeps without the bit; EINVAL never queued.
+            leave(turns > 0 && (poll || r == Errno.EINVAL));
         }
         return r;
+    }
+
+    /** A thread leaving without the lock: passes a wake on when {@code owed}, else leaves the sleepers be. */
+    private void leave(final boolean owed) {
+        if (owed) {
+            passWake();
+        }
     }
 
     /**

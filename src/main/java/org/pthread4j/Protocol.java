@@ -29,8 +29,12 @@ import java.lang.foreign.MemorySegment;
  *     sleepers already queued ({@link Futex#setBitWait}). It wakes by bit 31 alone (the bit
  *     rule), so that an unlock costs one atomic while the woken thread is on its way, and it
  *     spins for a time rather than a count.</li>
+ * <li>{@link FairProtocol}, for a lock made fair, private or process-shared, on every backend: a
+ *     ticket lock on three more words of the lock, FIFO, that does not run the sleeping loop
+ *     below (its lock calls {@link FairProtocol#acquire} and its unlock
+ *     {@link FairProtocol#release}).</li>
  * </ul>
- * Both keep the one invariant a lock's correctness rests on: a thread sleeps only on a word
+ * The first two keep the one invariant a lock's correctness rests on: a thread sleeps only on a word
  * whose next release wakes a sleeper. Under musl's protocol the sleeper makes sure of it
  * itself (bit 31 is in the exact value it waits on, and its count makes every unlock wake);
  * under the bit rule it is a chain: every thread that takes a wake either acquires, and then
@@ -39,11 +43,11 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>The call points, in the order a lock's slow path meets them: {@link #spin} before the
  * sleeping loop; {@link #mark} with every acquisition attempt of the loop; {@link #sleep} for
- * one sleep, which passes a wake on ({@link #passWake}) when it gives up (timeout, interrupt, bad
+ * one sleep, which passes a wake it owes on ({@link #passWake}) when it gives up (timeout, interrupt, bad
  * deadline); and, in unlock, {@link #waiters} read before the releasing atomic and {@link #wake}
  * after it, of {@link #wakeCount} sleepers.
  */
-abstract sealed class Protocol permits MuslProtocol, ParkingProtocol {
+abstract sealed class Protocol permits MuslProtocol, ParkingProtocol, FairProtocol {
     /** Bit 31 of a lock word: a thread may sleep on it ({@code FUTEX_WAITERS}). */
     static final int WAITERS_BIT = Integer.MIN_VALUE;
 
@@ -135,13 +139,14 @@ abstract sealed class Protocol permits MuslProtocol, ParkingProtocol {
      * @param interruptible whether an interrupt ends the sleep
      * @return 0 (woken, perhaps spuriously, or the end of a bounded sleep: retry, having lost a
      *     turn), EAGAIN (did not sleep: retry), or ETIMEDOUT, EINTR, EINVAL (give up; under the
-     *     parking protocol the thread has passed on a wake it may have taken, {@link #passWake})
+     *     parking protocol the thread has passed on a wake it owed, {@link #passWake}: one it took
+     *     on an earlier turn and did not hand on by sleeping again with bit 31)
      */
     abstract int sleep(int seen, int busy, int turns, int clock, Timespec at, boolean interruptible);
 
     /**
-     * Passes a wake on: a sleep that gives up (timeout, interrupt, bad deadline) may have taken
-     * the wake meant for another; and an rwlock reader that got in after a lost turn (the readers'
+     * Passes a wake on: a thread that gives up (timeout, interrupt, bad deadline) after it took a
+     * wake it has not handed on; and an rwlock reader that got in after a lost turn (the readers'
      * chain). Nothing under musl's protocol.
      */
     abstract void passWake();

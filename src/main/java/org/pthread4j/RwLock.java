@@ -59,7 +59,7 @@ import static org.pthread4j.RwLockLayout.WRITE_LOCKED;
  * readers, which can all enter, commit b85fec2d) and the last reader's unlock wakes one (only
  * writers sleep behind readers). Under the parking protocol "someone may sleep" is bit 31
  * alone: a thread that took a wake and acquires records the bit while others are counted, and
- * one that leaves without the lock (timeout, interrupt) passes a wake on (see {@link Mutex},
+ * one that leaves without the lock (timeout, interrupt) passes on a wake it took (see {@link Mutex},
  * "the bit rule"); and a writer's unlock wakes one sleeper, a reader that gets in after a
  * sleep passing a wake on to the next (the readers' chain, see {@link ParkingProtocol}).
  *

@@ -23,5 +23,13 @@ public enum SleepProtocol {
      * bounded by time. A private condvar's waiter also spins briefly on its own word before it
      * sleeps.
      */
-    PARKING
+    PARKING,
+    /**
+     * The fair protocol, for a mutex made fair ({@link MutexAttr.Builder#fair}), private or
+     * process-shared, on every backend: a ticket lock (the next-ticket and now-serving words of
+     * {@link MutexLayout}) that hands the lock to the threads in the order they asked for it; a
+     * queued thread spins on the serving word for a while, then sleeps on it. Not musl's: no C
+     * program may share a fair mutex.
+     */
+    FAIR
 }

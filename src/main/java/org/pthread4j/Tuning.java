@@ -13,8 +13,10 @@ package org.pthread4j;
  *                      the lock held again (see {@link ParkingProtocol})
  * @param condSpinNanos the parking protocol's spin of a condvar waiter on its own word, after it
  *                      released the mutex and before it sleeps (0: it sleeps at once, as in musl)
+ * @param fairSpinNanos the fair protocol's spin of a queued thread on the serving word before it
+ *                      sleeps (see {@link FairProtocol})
  */
-record Tuning(long spinNanos, long pollNanos, long condSpinNanos) {
+record Tuning(long spinNanos, long pollNanos, long condSpinNanos, long fairSpinNanos) {
     /**
      * musl's spin before a sleep: 100 {@code a_spin()}s ({@code pthread_mutex_timedlock.c},
      * {@code pthread_rwlock_timedrdlock.c}, {@code pthread_rwlock_timedwrlock.c},
@@ -31,9 +33,12 @@ record Tuning(long spinNanos, long pollNanos, long condSpinNanos) {
 
     /**
      * The values every primitive uses unless a test passes others: a 20 µs spin (about the cost
-     * of a sleep and a wake across CPUs), a 50 µs poll, a 10 µs condvar spin.
+     * of a sleep and a wake across CPUs), a 50 µs poll, a 10 µs condvar spin, a 200 µs fair spin
+     * (a queued thread is served after every thread ahead of it has had its turn, each turn a
+     * hand-over across CPUs or a yield: twice the throughput of a 50 µs spin with 8 threads on 2
+     * CPUs, {@code docs/measurements.md}, 2026-12-03).
      */
-    static final Tuning DEFAULT = new Tuning(20_000, 50_000, 10_000);
+    static final Tuning DEFAULT = new Tuning(20_000, 50_000, 10_000, 200_000);
 
     /**
      * The values.
@@ -41,9 +46,9 @@ record Tuning(long spinNanos, long pollNanos, long condSpinNanos) {
      * @throws IllegalArgumentException for a negative bound, or a poll that is not positive
      */
     Tuning {
-        if (spinNanos < 0 || condSpinNanos < 0 || pollNanos <= 0 || pollNanos > 1_000_000_000L) {
+        if (spinNanos < 0 || condSpinNanos < 0 || fairSpinNanos < 0 || pollNanos <= 0 || pollNanos > 1_000_000_000L) {
             throw new IllegalArgumentException("spinNanos " + spinNanos + ", condSpinNanos " + condSpinNanos
-                + " must be >= 0 and pollNanos " + pollNanos + " in (0, 1 s]");
+                + ", fairSpinNanos " + fairSpinNanos + " must be >= 0 and pollNanos " + pollNanos + " in (0, 1 s]");
         }
     }
 }

@@ -266,7 +266,7 @@ class DocsTest {
         final String index = Files.readString(DOCS.resolve("README.md"));
         final List<Path> chapters = chapters().stream()
             .filter(p -> p.getFileName().toString().matches("\\d\\d-.*\\.md")).toList();
-        assertEquals(8, chapters.size(), chapters.toString());
+        assertEquals(9, chapters.size(), chapters.toString());
         assertTrue(index.contains("](glossary.md)"), "docs/README.md does not link the glossary");
         for (final Path c : chapters) {
             assertTrue(index.contains("](" + c.getFileName() + ")"), "docs/README.md does not link " + c.getFileName());

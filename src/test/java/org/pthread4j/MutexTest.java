@@ -395,7 +395,7 @@ class MutexTest {
     void attachRefusesGarbageAndBadBlocks() {
         try (Memory mem = memory()) {
             final Block b = block(mem, 0);
-            for (final int bad : new int[] {3, 0x100, 0x8, 0x7fffffff, -1, 0x40, 0x83}) {
+            for (final int bad : new int[] {3, 0x100, 0x8, 0x7fffffff, -1, 0x20, 0x44, 0x83}) {
                 b.set(MutexLayout.TYPE, bad);
                 assertThrows(IllegalArgumentException.class, () -> Mutex.attach(b), "type 0x" + Integer.toHexString(bad));
             }

@@ -15,11 +15,13 @@ import org.pthread4j.testing.Sleepers;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.pthread4j.MutexTestSupport.LIVENESS;
 import static org.pthread4j.MutexTestSupport.block;
 import static org.pthread4j.MutexTestSupport.inMillis;
@@ -48,6 +50,9 @@ class MutexWakeRuleTest {
         final TimesOutWhenWoken futex = new TimesOutWhenWoken(backend);
         try (Memory mem = memory()) {
             final Mutex m = new Mutex(block(mem, 0), MutexAttr.builder().type(kind).futex(futex).build());
+            // The parking table never lets a timeout win over a wake (a wake that raced it is reported as 0),
+            // and the parking protocol counts on it: a waiter that times out out of a set-bit sleep took no wake.
+            assumeTrue(m.sleepProtocol() == SleepProtocol.MUSL, "a timeout that won over a wake cannot happen here");
             final long word = m.block().address(MutexLayout.LOCK);
             assertEquals(0, m.lock());
 
@@ -149,6 +154,79 @@ class MutexWakeRuleTest {
             }
             assertEquals(Mutex.State.FREE, m.state());
             assertEquals(0, m.waiterCount());
+        }
+    }
+
+    /**
+     * A waiter that leaves (timeout, interrupt) having taken no wake owes none: with the lock held
+     * and one thread asleep in {@code lock}, a timed lock that times out and an interruptible lock
+     * that is interrupted must wake nobody (a wake would only make the sleeper poll a lock that is
+     * still held). Both join the sleeper without losing a turn, so their sleeps end without a wake.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.pthread4j.MutexTestSupport#kinds")
+    void aWaiterThatLeavesWithoutAWakeWakesNobody(final int kind) throws Exception {
+        final CountsWakes futex = new CountsWakes(org.pthread4j.futex.Futexes.parking());
+        try (Memory mem = memory(); MutexTestSupport.Other other = new MutexTestSupport.Other()) {
+            final Mutex m = new Mutex(block(mem, 0), MutexAttr.builder().type(kind).futex(futex).build());
+            assertEquals(SleepProtocol.PARKING, m.sleepProtocol());
+            assertEquals(0, m.lock());
+            final AtomicInteger tid = new AtomicInteger();
+            final CompletableFuture<Integer> sleeper = new CompletableFuture<>();
+            final Thread t = Thread.ofPlatform().daemon().start(() -> {
+                tid.set(ThreadIds.current());
+                final int r = m.lock();
+                sleeper.complete(r != 0 ? r : m.unlock());
+            });
+            MutexTestSupport.awaitWaiters(m, 1);
+            Sleepers.awaitAsleep(t, tid.get(), m.block().address(MutexLayout.LOCK), LIVENESS);
+
+            assertEquals(Errno.ETIMEDOUT, (int) other.call(() -> m.timedLock(inMillis(20))));
+            assertEquals(0, futex.woke.get(), "a timed waiter that took no wake woke a sleeper: " + m);
+
+            final java.util.concurrent.atomic.AtomicReference<Thread> waiter = new java.util.concurrent.atomic.AtomicReference<>();
+            final Future<Integer> interrupted = other.submit(() -> {
+                waiter.set(Thread.currentThread());
+                return m.lockInterruptibly();
+            });
+            MutexTestSupport.awaitWaiters(m, 2);
+            waiter.get().interrupt();
+            assertEquals(Errno.EINTR, (int) MutexTestSupport.get(interrupted));
+            assertEquals(0, futex.woke.get(), "an interrupted waiter that took no wake woke a sleeper: " + m);
+
+            assertEquals(0, m.unlock());
+            assertEquals(0, sleeper.get(LIVENESS.toMillis(), TimeUnit.MILLISECONDS), "the sleeper was stranded: " + m);
+            t.join(LIVENESS.toMillis());
+            assertEquals(Mutex.State.FREE, m.state());
+        }
+    }
+
+    /** A backend that counts the threads its wakes woke. */
+    static final class CountsWakes extends ForwardingFutex {
+        final AtomicInteger woke = new AtomicInteger();
+
+        CountsWakes(final Futex delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public boolean atomicSetBitWait() {
+            return delegate.atomicSetBitWait();
+        }
+
+        @Override
+        public int setBitWait(final MemorySegment seg, final long off, final int bit, final int busy, final boolean join,
+                              final boolean priv, final int clock, final Timespec deadline, final boolean interruptible) {
+            return delegate.setBitWait(seg, off, bit, busy, join, priv, clock, deadline, interruptible);
+        }
+
+        @Override
+        public int wake(final MemorySegment seg, final long off, final int n, final boolean priv) {
+            final int r = delegate.wake(seg, off, n, priv);
+            if (r > 0) {
+                woke.addAndGet(r);
+            }
+            return r;
         }
     }
 

@@ -77,6 +77,12 @@ final class SlotStates {
         f.put("kind", kind);
         f.put("robust", robust);
         f.put("pshared", (type & MutexLayout.PSHARED) != 0);
+        final boolean fair = (type & MutexLayout.FAIR) != 0;
+        if (fair) {
+            f.put("fair", true);
+            f.put("ticket", word(w, MutexLayout.TICKET) & 0x3fffffff);
+            f.put("serving", word(w, MutexLayout.SERVING) & 0x3fffffff);
+        }
         final String state;
         final int owner = lock & OWNER_MASK;
         final Map<String, Object> alive = map();
@@ -107,7 +113,8 @@ final class SlotStates {
         if (recursive) {
             f.put("count", recursion);
         }
-        final StringBuilder s = new StringBuilder(kind).append(robust ? " robust" : "").append(", ");
+        final StringBuilder s = new StringBuilder(kind).append(robust ? " robust" : "").append(fair ? " fair" : "")
+            .append(", ");
         s.append(lock == 0 ? "free" : who);
         s.append(", ").append(waiters).append(waiters == 1 ? " waiter" : " waiters");
         if (recursive && lock != 0) {

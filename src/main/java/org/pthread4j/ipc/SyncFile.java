@@ -1071,8 +1071,10 @@ public final class SyncFile implements AutoCloseable {
                 continue;
             }
             final int type = (int) Block.INT.getVolatile(seg, s.offset() + MutexLayout.TYPE);
+            // A fair mutex is never linked, and its skip map lies over _m_prev and _m_next.
             final boolean linked = (type & MutexLayout.ROBUST) != 0
-                || ((type & MutexLayout.OWNER_TRACKED_MASK) != 0 && (type & MutexLayout.PSHARED) != 0);
+                || ((type & MutexLayout.OWNER_TRACKED_MASK) != 0 && (type & MutexLayout.PSHARED) != 0
+                && (type & MutexLayout.FAIR) == 0);
             final int owner = (int) Block.INT.getVolatile(seg, s.offset() + MutexLayout.LOCK) & MutexLayout.OWNER_MASK;
             // A locker links the mutex (_m_prev) before anything else can see it held.
             final boolean onList = (long) Block.LONG.getVolatile(seg, s.offset() + MutexLayout.PREV) != 0;

@@ -9,7 +9,6 @@ import org.pthread4j.MutexAttr;
 import org.pthread4j.MutexLayout;
 import org.pthread4j.futex.Timespec;
 import org.pthread4j.futex.Futex;
-import org.pthread4j.futex.ParkingFutex;
 import org.pthread4j.internal.ThreadIds;
 import org.pthread4j.memory.Block;
 
@@ -22,7 +21,6 @@ import java.io.Serial;
 import java.io.Serializable;
 import java.lang.invoke.VarHandle;
 import java.util.Collection;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -62,8 +60,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <h2>Differences from ReentrantLock</h2>
  * <ul>
- * <li>Not fair: musl's mutex lets an arriving thread take a free lock ahead of sleepers.
- *     {@link #isFair()} is false and there is no fair mode.</li>
+ * <li>Not fair by default: musl's mutex lets an arriving thread take a free lock ahead of
+ *     sleepers. A fair lock ({@link #PthreadLock(boolean) PthreadLock(true)}, or a fair
+ *     {@link MutexAttr}) is a ticket lock, FIFO, private or process-shared; its
+ *     {@link #tryLock()} does not barge past waiting threads, as {@code ReentrantLock}'s does.</li>
  * <li>The queue is a count: {@link #getQueueLength()} and {@link #hasQueuedThreads()} read
  *     {@code _m_waiters}, in every backend and process. Which threads wait is known only where
  *     they sleep in this JVM: on the parking backend (the default for private locks)
@@ -121,6 +121,9 @@ public class PthreadLock implements Lock, Serializable {
     /** The attributes of {@link #PthreadLock()}: RECURSIVE, private, default backend. */
     public static final MutexAttr RECURSIVE = MutexAttr.builder().type(MutexAttr.RECURSIVE).build();
 
+    /** The attributes of {@link #PthreadLock(boolean) PthreadLock(true)}: RECURSIVE, fair, private, default backend. */
+    public static final MutexAttr RECURSIVE_FAIR = MutexAttr.builder().type(MutexAttr.RECURSIVE).fair(true).build();
+
     /** The primitive's name in JFR events. */
     private static final String PRIMITIVE = "PthreadLock";
 
@@ -134,6 +137,21 @@ public class PthreadLock implements Lock, Serializable {
      */
     public PthreadLock() {
         this(RECURSIVE);
+    }
+
+    /**
+     * A private reentrant lock with the given fairness policy, as {@code ReentrantLock(boolean)},
+     * on the default private backend, in its own memory. A fair lock
+     * ({@link MutexAttr.Builder#fair}) is granted to the waiting threads in the order they asked
+     * for it (first in, first out: a ticket lock, {@link org.pthread4j.SleepProtocol#FAIR});
+     * unlike {@code ReentrantLock}'s, its untimed {@link #tryLock()} does not barge: it takes the
+     * lock only when it is free and nobody waits. Fair and non-fair locks may be placed in shared
+     * memory too ({@link #PthreadLock(Block, MutexAttr)} with a fair attribute).
+     *
+     * @param fair whether the lock is fair ({@link #isFair()})
+     */
+    public PthreadLock(final boolean fair) {
+        this(fair ? RECURSIVE_FAIR : RECURSIVE);
     }
 
     /**
@@ -451,9 +469,9 @@ public class PthreadLock implements Lock, Serializable {
         return mutex.state() != Mutex.State.FREE;
     }
 
-    /** {@return false: musl's mutex is not fair} */
+    /** {@return whether the lock is fair: its mutex is a fair one ({@link Mutex#isFair()}, FIFO); musl's own is not} */
     public final boolean isFair() {
-        return false;
+        return mutex.isFair();
     }
 
     /**
@@ -509,8 +527,7 @@ public class PthreadLock implements Lock, Serializable {
      * @return the queued threads, a new collection
      */
     protected Collection<Thread> getQueuedThreads() {
-        return mutex.futex() instanceof ParkingFutex p ? p.sleepers(mutex.block().segment(), MutexLayout.LOCK)
-            : List.of();
+        return mutex.queuedThreads();
     }
 
     /**
@@ -645,7 +662,7 @@ public class PthreadLock implements Lock, Serializable {
      * @throws IOException              as the stream's
      * @throws NotSerializableException for a process-shared lock
      * @serialData the mutex type ({@link MutexAttr#RECURSIVE} or {@link MutexAttr#ERRORCHECK},
-     *     an int), whether it is robust (a boolean), and the name of a requested backend (a
+     *     with {@link MutexLayout#FAIR} or-ed in for a fair lock, an int), whether it is robust (a boolean), and the name of a requested backend (a
      *     String, or null for the default)
      */
     @Serial
@@ -656,7 +673,7 @@ public class PthreadLock implements Lock, Serializable {
                 + "that other processes map, and a copy would be another lock; attach to its block instead");
         }
         out.defaultWriteObject();
-        out.writeInt(a.type());
+        out.writeInt(a.type() | (a.fair() ? MutexLayout.FAIR : 0));
         out.writeBoolean(a.robust());
         out.writeObject(SerialForms.backendName(a.futex()));
     }
@@ -672,15 +689,17 @@ public class PthreadLock implements Lock, Serializable {
     @Serial
     private void readObject(final ObjectInputStream in) throws IOException, ClassNotFoundException {
         in.defaultReadObject();
-        final int type = in.readInt();
+        final int written = in.readInt();
+        final boolean fair = (written & MutexLayout.FAIR) != 0;
+        final int type = written & ~MutexLayout.FAIR;
         final boolean robust = in.readBoolean();
         final Object backend = in.readObject();
-        if ((type != MutexAttr.RECURSIVE && type != MutexAttr.ERRORCHECK)
+        if ((type != MutexAttr.RECURSIVE && type != MutexAttr.ERRORCHECK) || (fair && robust)
             || (backend != null && !(backend instanceof String))) {
             throw new InvalidObjectException("a PthreadLock is RECURSIVE or ERRORCHECK on a named backend, not type "
                 + type + " on " + backend);
         }
-        mutex = ownMutex(MutexAttr.builder().type(type).robust(robust)
+        mutex = ownMutex(MutexAttr.builder().type(type).robust(robust).fair(fair)
             .futex(SerialForms.backend((String) backend)).build());
         VarHandle.releaseFence();
     }

@@ -77,8 +77,11 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * <h2>Differences from ReentrantReadWriteLock</h2>
  * <ul>
  * <li>musl prefers readers: a new reader enters whenever no writer holds the lock, even while
- *     writers wait, so a stream of overlapping readers can starve writers. There is no fair
- *     mode.</li>
+ *     writers wait, so a stream of overlapping readers can starve writers. A fair lock
+ *     ({@link #PthreadReadWriteLock(boolean) PthreadReadWriteLock(true)}, private) queues every
+ *     first acquisition of either lock in FIFO order on a turnstile, a fair mutex, and the head
+ *     of that queue waits for the rwlock: a reader that arrives after a waiting writer enters
+ *     after it. Its queue length counts the turnstile's queue too.</li>
  * <li>{@link #getReadLockCount()} counts read holds exactly for the threads of this process
  *     that use this lock object; a thread of another process (or of another object attached
  *     to the same block) counts one, whatever its holds.</li>
@@ -123,6 +126,14 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
 
     /** The rwlock; set once, by the constructor or by {@link #readObject}. */
     private transient RwLock rw;
+    /** Whether the lock is fair (serialized: a stream without it reads back as not fair). */
+    private final boolean fair;
+    /**
+     * A fair lock's turnstile: a fair NORMAL mutex that every first acquisition of either lock
+     * passes in FIFO order, holding it while it waits for the rwlock; {@code null} when not fair.
+     * Set once, with {@link #rw}.
+     */
+    private transient Mutex turnstile;
     /** The read lock (serialized with this lock, as {@code ReentrantReadWriteLock}'s). */
     private final ReadLock readLock = new ReadLock(this);
     /** The write lock (serialized with this lock). */
@@ -177,6 +188,22 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
     }
 
     /**
+     * A private lock with the given fairness policy, as {@code ReentrantReadWriteLock(boolean)},
+     * on the default private backend, in its own memory. A fair lock grants the read and write
+     * locks in the order the threads asked for them: every first acquisition (not a reentrant
+     * one, nor the writer's read) passes a turnstile, a fair mutex
+     * ({@link org.pthread4j.SleepProtocol#FAIR}), and waits for the rwlock while holding it, so
+     * that a reader arriving after a waiting writer waits behind it, and a writer is never starved
+     * by a stream of readers. As {@code ReentrantReadWriteLock}'s, the untimed {@code tryLock()}
+     * of either lock barges; the timed one queues.
+     *
+     * @param fair whether the lock is fair ({@link #isFair()})
+     */
+    public PthreadReadWriteLock(final boolean fair) {
+        this(new RwLock(PrivateBlocks.allocate(RwLockLayout.SIZE, RwLockLayout.ALIGNMENT), RwLockAttr.DEFAULT), fair);
+    }
+
+    /**
      * A lock in its own private memory with the given attributes (the backend of a private lock:
      * {@link RwLockAttr#privateOn(Futex)}).
      *
@@ -199,9 +226,62 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
     }
 
     private PthreadReadWriteLock(final RwLock rw) {
+        this(rw, false);
+    }
+
+    private PthreadReadWriteLock(final RwLock rw, final boolean fair) {
         this.rw = rw;
+        this.fair = fair;
+        this.turnstile = fair ? turnstile(rw) : null;
         // publishes the fields as final ones would be (they are not final only for readObject)
         VarHandle.releaseFence();
+    }
+
+    /** {@return a fair lock's turnstile: a fair NORMAL mutex in private memory, on the rwlock's backend} */
+    private static Mutex turnstile(final RwLock rw) {
+        return new Mutex(PrivateBlocks.allocate(MutexLayout.SIZE, MutexLayout.ALIGNMENT),
+            MutexAttr.builder().fair(true).futex(rw.futex()).build());
+    }
+
+    /**
+     * A fair lock's first acquisition of the read or write lock: the turnstile in FIFO order (only
+     * tried when {@code block} is false), then, holding it, the rwlock; the turnstile is passed
+     * on as soon as the rwlock is taken or given up.
+     *
+     * @param write         the write lock, else the read lock
+     * @param block         whether to wait (false: a timed tryLock whose time is zero or less)
+     * @param at            the deadline on CLOCK_MONOTONIC, or {@code null}
+     * @param interruptible whether an interrupt ends the wait
+     * @return the rwlock's result, or the turnstile's (EBUSY, ETIMEDOUT, EINTR)
+     */
+    private int fairly(final boolean write, final boolean block, final Timespec at, final boolean interruptible) {
+        int r = turnstile.tryLockFree();
+        if (r != 0) {
+            if (!block) {
+                return Errno.EBUSY;
+            }
+            r = turnstile.timedLock(Timespec.CLOCK_MONOTONIC, at, interruptible);
+            if (r != 0) {
+                return r;
+            }
+        }
+        try {
+            r = write ? rw.tryWrLock() : rw.tryRdLock();
+            if (r == Errno.EBUSY && block) {
+                final ContendedAcquireEvent event = contention();
+                if (write) {
+                    r = at == null && !interruptible ? rw.wrLock() : rw.timedWrLock(Timespec.CLOCK_MONOTONIC, at,
+                        interruptible);
+                } else {
+                    r = at == null && !interruptible ? rw.rdLock() : rw.timedRdLock(Timespec.CLOCK_MONOTONIC, at,
+                        interruptible);
+                }
+                contended(event, write ? WRITE : READ, r);
+            }
+            return r;
+        } finally {
+            turnstile.unlock();
+        }
     }
 
     /**
@@ -257,9 +337,9 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
     // ---------------------------------------------------------------------------------------
     // Introspection, as ReentrantReadWriteLock
 
-    /** {@return false: musl's rwlock prefers readers and is not fair} */
+    /** {@return whether the lock is fair ({@link #PthreadReadWriteLock(boolean)}); musl's rwlock alone prefers readers} */
     public final boolean isFair() {
-        return false;
+        return fair;
     }
 
     /**
@@ -295,12 +375,12 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
 
     /** {@return whether threads may be waiting to acquire either lock ({@code _rw_waiters} nonzero)} */
     public final boolean hasQueuedThreads() {
-        return rw.waiterCount() > 0;
+        return getQueueLength() > 0;
     }
 
     /** {@return an estimate of the threads waiting to acquire either lock ({@code _rw_waiters})} */
     public final int getQueueLength() {
-        return rw.waiterCount();
+        return rw.waiterCount() + (turnstile != null ? turnstile.waiterCount() : 0);
     }
 
     /**
@@ -329,8 +409,12 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
      * @return the queued threads, a new collection
      */
     protected Collection<Thread> getQueuedThreads() {
-        return rw.futex() instanceof ParkingFutex p && !rw.isPshared()
-            ? p.sleepers(rw.block().segment(), RwLockLayout.LOCK) : List.of();
+        final List<Thread> threads = new java.util.ArrayList<>(rw.futex() instanceof ParkingFutex p && !rw.isPshared()
+            ? p.sleepers(rw.block().segment(), RwLockLayout.LOCK) : List.of());
+        if (turnstile != null) {
+            threads.addAll(turnstile.queuedThreads());
+        }
+        return threads;
     }
 
     /**
@@ -619,6 +703,7 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
         final Futex f = SerialForms.backend((String) backend);
         rw = new RwLock(PrivateBlocks.allocate(RwLockLayout.SIZE, RwLockLayout.ALIGNMENT),
             f == null ? RwLockAttr.DEFAULT : RwLockAttr.privateOn(f));
+        turnstile = fair ? turnstile(rw) : null;
         readHolds = new ThreadLocal<>();
         recent = new Holds[ThreadTable.length(16)];
         VarHandle.releaseFence();
@@ -651,8 +736,10 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
         public void lock() {
             final Holds h = lock.holds();
             if (!lock.reenterRead(h)) {
-                int r = lock.rw.tryRdLock();
-                if (r == Errno.EBUSY) {
+                int r;
+                if (lock.turnstile != null) {
+                    r = lock.fairly(false, true, null, false);
+                } else if ((r = lock.rw.tryRdLock()) == Errno.EBUSY) {
                     final ContendedAcquireEvent event = lock.contention();
                     r = lock.rw.rdLock();
                     lock.contended(event, READ, r);
@@ -674,8 +761,10 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
             }
             final Holds h = lock.holds();
             if (!lock.reenterRead(h)) {
-                int r = lock.rw.tryRdLock();
-                if (r == Errno.EBUSY) {
+                int r;
+                if (lock.turnstile != null) {
+                    r = lock.fairly(false, true, null, true);
+                } else if ((r = lock.rw.tryRdLock()) == Errno.EBUSY) {
                     final ContendedAcquireEvent event = lock.contention();
                     r = lock.rw.timedRdLock(Timespec.CLOCK_MONOTONIC, null, true);
                     lock.contended(event, READ, r);
@@ -724,8 +813,11 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
             if (lock.reenterRead(h)) {
                 return true;
             }
-            int r = lock.rw.tryRdLock();
-            if (r == Errno.EBUSY && nanos > 0) {
+            int r;
+            if (lock.turnstile != null) {
+                r = lock.fairly(false, nanos > 0, nanos > 0 ? deadline(nanos) : null, true);
+                interrupted(r);
+            } else if ((r = lock.rw.tryRdLock()) == Errno.EBUSY && nanos > 0) {
                 final ContendedAcquireEvent event = lock.contention();
                 r = lock.rw.timedRdLock(Timespec.CLOCK_MONOTONIC, deadline(nanos), true);
                 lock.contended(event, READ, r);
@@ -792,15 +884,21 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
         @Override
         public void lock() {
             if (!lock.reenterWrite()) {
-                // a thread holding read locks keeps the word from 0, so a free word needs no check
-                if (lock.rw.tryWrLock() == 0) {
-                    lock.wrote(Thread.currentThread());
-                    return;
+                final int r;
+                if (lock.turnstile != null) {
+                    lock.refuseUpgrade();
+                    r = lock.fairly(true, true, null, false);
+                } else {
+                    // a thread holding read locks keeps the word from 0, so a free word needs no check
+                    if (lock.rw.tryWrLock() == 0) {
+                        lock.wrote(Thread.currentThread());
+                        return;
+                    }
+                    lock.refuseUpgrade();
+                    final ContendedAcquireEvent event = lock.contention();
+                    r = lock.rw.wrLock();
+                    lock.contended(event, WRITE, r);
                 }
-                lock.refuseUpgrade();
-                final ContendedAcquireEvent event = lock.contention();
-                final int r = lock.rw.wrLock();
-                lock.contended(event, WRITE, r);
                 if (r != 0) {
                     throw new IllegalStateException("unexpected result " + Errno.name(r) + " from " + lock.rw);
                 }
@@ -820,14 +918,20 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
                 throw new InterruptedException();
             }
             if (!lock.reenterWrite()) {
-                if (lock.rw.tryWrLock() == 0) {
-                    lock.wrote(Thread.currentThread());
-                    return;
+                final int r;
+                if (lock.turnstile != null) {
+                    lock.refuseUpgrade();
+                    r = lock.fairly(true, true, null, true);
+                } else {
+                    if (lock.rw.tryWrLock() == 0) {
+                        lock.wrote(Thread.currentThread());
+                        return;
+                    }
+                    lock.refuseUpgrade();
+                    final ContendedAcquireEvent event = lock.contention();
+                    r = lock.rw.timedWrLock(Timespec.CLOCK_MONOTONIC, null, true);
+                    lock.contended(event, WRITE, r);
                 }
-                lock.refuseUpgrade();
-                final ContendedAcquireEvent event = lock.contention();
-                final int r = lock.rw.timedWrLock(Timespec.CLOCK_MONOTONIC, null, true);
-                lock.contended(event, WRITE, r);
                 interrupted(r);
                 if (r != 0) {
                     throw new IllegalStateException("unexpected result " + Errno.name(r) + " from " + lock.rw);
@@ -872,6 +976,21 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
             }
             if (lock.reenterWrite()) {
                 return true;
+            }
+            if (lock.turnstile != null) {
+                if (lock.holdsRead()) {
+                    return false;
+                }
+                final int f = lock.fairly(true, nanos > 0, nanos > 0 ? deadline(nanos) : null, true);
+                interrupted(f);
+                if (f == 0) {
+                    lock.wrote(Thread.currentThread());
+                    return true;
+                }
+                if (f == Errno.EBUSY || f == Errno.ETIMEDOUT) {
+                    return false;
+                }
+                throw new IllegalStateException("unexpected result " + Errno.name(f) + " from " + lock.rw);
             }
             int r = lock.rw.tryWrLock();
             if (r == Errno.EBUSY && lock.holdsRead()) {
@@ -992,7 +1111,11 @@ public class PthreadReadWriteLock implements ReadWriteLock, Serializable {
         @Override
         void reacquire(final int saved, final int r) {
             mutex.unlock();
-            lock.rw.wrLock();
+            if (lock.turnstile != null) {
+                lock.fairly(true, true, null, false);
+            } else {
+                lock.rw.wrLock();
+            }
             lock.writer = Thread.currentThread();
             lock.writeHolds = Math.abs(saved);
             lock.writerReads = saved < 0;

@@ -1,6 +1,9 @@
 package org.pthread4j.juc;
 
 import org.pthread4j.futex.Errno;
+import org.pthread4j.Mutex;
+import org.pthread4j.MutexAttr;
+import org.pthread4j.MutexLayout;
 import org.pthread4j.Sem;
 import org.pthread4j.SemLayout;
 import org.pthread4j.futex.Timespec;
@@ -46,10 +49,13 @@ import java.util.concurrent.TimeUnit;
  *     cannot go below zero ({@link IllegalStateException}). The maximum is
  *     {@link Sem#VALUE_MAX}, past which {@code release} throws {@link Error}, as the JDK does
  *     at {@code Integer.MAX_VALUE}.</li>
- * <li>Not fair; there is no fair mode. A thread waiting for several permits may be woken for a
- *     release that is not enough for it and sleep again; the permits then go to the next
- *     release's waiter or to an arriving thread, as the JDK's non-fair semaphore lets a larger
- *     request at the head of its queue hold back the ones behind it.</li>
+ * <li>Not fair by default. A thread waiting for several permits may be woken for a release that
+ *     is not enough for it and sleep again; the permits then go to the next release's waiter or
+ *     to an arriving thread, as the JDK's non-fair semaphore lets a larger request at the head
+ *     of its queue hold back the ones behind it. A fair semaphore
+ *     ({@link #PthreadSemaphore(int, boolean) PthreadSemaphore(permits, true)}, private) queues
+ *     its waiters in FIFO order on a turnstile, a fair mutex, and only the head of the queue
+ *     waits for permits; its waiter count is the turnstile's queue plus the head.</li>
  * <li>The queue is a count ({@code sem_t}'s waiter count, of every process sharing the
  *     semaphore), read with {@link #getWaiterCount()} and {@link #hasWaiters()}.
  *     {@link Semaphore#getQueueLength()} and {@link Semaphore#hasQueuedThreads()} are final
@@ -79,6 +85,16 @@ public class PthreadSemaphore extends Semaphore {
     /** The semaphore; set once, by the constructor or by {@link #readObject}. */
     private transient Sem sem;
 
+    /** Whether the semaphore is fair (serialized: a stream without it reads back as not fair). */
+    private final boolean fair;
+
+    /**
+     * A fair semaphore's turnstile: a fair NORMAL mutex ({@link MutexAttr.Builder#fair}) that the
+     * waiting threads pass in FIFO order, the one holding it waiting for its permits; {@code null}
+     * when not fair. Set once, with {@link #sem}.
+     */
+    private transient Mutex turnstile;
+
     /**
      * A private semaphore on the default private backend, in its own memory, freed when the
      * semaphore is no longer reachable.
@@ -103,6 +119,24 @@ public class PthreadSemaphore extends Semaphore {
     }
 
     /**
+     * A private semaphore with the given fairness policy, as {@code Semaphore(int, boolean)}, on
+     * the default private backend, in its own memory. A fair semaphore grants permits to the
+     * waiting threads in the order they asked (first in, first out): they pass a turnstile, a fair
+     * mutex ({@link org.pthread4j.SleepProtocol#FAIR}) in the semaphore's own memory, and the
+     * thread that holds it waits for all the permits it asked for while the others queue behind
+     * it. As {@code Semaphore}'s, its untimed {@link #tryAcquire()} takes an available permit even
+     * while threads wait; every other acquisition, the timed {@code tryAcquire} included, queues.
+     *
+     * @param permits the initial permits, at least 0
+     * @param fair    whether the semaphore is fair ({@link #isFair()})
+     * @throws IllegalArgumentException when {@code permits} is negative
+     */
+    public PthreadSemaphore(final int permits, final boolean fair) {
+        this(new Sem(PrivateBlocks.allocate(SemLayout.SIZE, SemLayout.ALIGNMENT), false, checkPermits(permits),
+            null), fair);
+    }
+
+    /**
      * Initializes a semaphore in a caller's block ({@code sem_init}), in memory shared with other
      * processes when {@code pshared}; they open it with {@link #attach(Block)}.
      *
@@ -122,10 +156,22 @@ public class PthreadSemaphore extends Semaphore {
      * @param sem the semaphore
      */
     protected PthreadSemaphore(final Sem sem) {
+        this(sem, false);
+    }
+
+    private PthreadSemaphore(final Sem sem, final boolean fair) {
         super(0);
         this.sem = Objects.requireNonNull(sem, "sem");
-        // publishes the field as a final one would be (it is not final only for readObject)
+        this.fair = fair;
+        this.turnstile = fair ? turnstile(sem) : null;
+        // publishes the fields as final ones would be (they are not final only for readObject)
         VarHandle.releaseFence();
+    }
+
+    /** {@return a fair semaphore's turnstile: a fair NORMAL mutex in private memory, on the semaphore's backend} */
+    private static Mutex turnstile(final Sem sem) {
+        return new Mutex(PrivateBlocks.allocate(MutexLayout.SIZE, MutexLayout.ALIGNMENT),
+            MutexAttr.builder().fair(true).futex(sem.futex()).build());
     }
 
     /**
@@ -206,7 +252,7 @@ public class PthreadSemaphore extends Semaphore {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        if (permits > 0 && sem.tryAwait(permits) != 0) {
+        if (permits > 0 && (turnstile != null || sem.tryAwait(permits) != 0)) {
             final int r = contended(permits, null, true);
             interrupted(r);
             waited(r);
@@ -218,10 +264,48 @@ public class PthreadSemaphore extends Semaphore {
      * {@link ContendedAcquireEvent}.
      */
     private int contended(final int permits, final Timespec at, final boolean interruptible) {
+        if (turnstile != null) {
+            return fairAwait(permits, at, interruptible);
+        }
         final ContendedAcquireEvent event = ContendedAcquireEvent.begin(0, null);
         final int r = sem.timedAwait(permits, Timespec.CLOCK_MONOTONIC, at, interruptible);
         event.done("PthreadSemaphore", this, sem.block(), sem.futex(), r == 0);
         return r;
+    }
+
+    /**
+     * A fair acquisition: through the turnstile in FIFO order, then, holding it, the wait for the
+     * permits; the turnstile is passed on at once when the permits are there, and timed, without
+     * waiting, only when the first try fails.
+     */
+    private int fairAwait(final int permits, final Timespec at, final boolean interruptible) {
+        if (turnstile.tryLockFree() == 0) {
+            if (sem.tryAwait(permits) == 0) {
+                turnstile.unlock();
+                return 0;
+            }
+        } else {
+            final ContendedAcquireEvent event = ContendedAcquireEvent.begin(0, null);
+            final int r = turnstile.timedLock(Timespec.CLOCK_MONOTONIC, at, interruptible);
+            if (r != 0) {
+                event.done("PthreadSemaphore", this, sem.block(), sem.futex(), false);
+                return r;
+            }
+            if (sem.tryAwait(permits) == 0) {
+                turnstile.unlock();
+                event.done("PthreadSemaphore", this, sem.block(), sem.futex(), true);
+                return 0;
+            }
+            event.done("PthreadSemaphore", this, sem.block(), sem.futex(), false);
+        }
+        try {
+            final ContendedAcquireEvent event = ContendedAcquireEvent.begin(0, null);
+            final int r = sem.timedAwait(permits, Timespec.CLOCK_MONOTONIC, at, interruptible);
+            event.done("PthreadSemaphore", this, sem.block(), sem.futex(), r == 0);
+            return r;
+        } finally {
+            turnstile.unlock();
+        }
     }
 
     /** Takes a permit, waiting as long as needed; an interrupt is left set ({@code sem_wait}). */
@@ -239,7 +323,7 @@ public class PthreadSemaphore extends Semaphore {
     @Override
     public void acquireUninterruptibly(final int permits) {
         checkArgument(permits);
-        if (permits > 0 && sem.tryAwait(permits) != 0) {
+        if (permits > 0 && (turnstile != null || sem.tryAwait(permits) != 0)) {
             waited(contended(permits, null, false));
         }
     }
@@ -255,7 +339,8 @@ public class PthreadSemaphore extends Semaphore {
     }
 
     /**
-     * Takes {@code permits} permits at once if that many are available.
+     * Takes {@code permits} permits at once if that many are available, even while threads wait
+     * (fair or not, as {@code Semaphore}'s).
      *
      * @param permits how many, at least 0
      * @return whether they were taken
@@ -299,7 +384,21 @@ public class PthreadSemaphore extends Semaphore {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        if (permits == 0 || sem.tryAwait(permits) == 0) {
+        if (permits == 0) {
+            return true;
+        }
+        if (turnstile != null && nanos <= 0) {
+            // fair: no permit ahead of the threads queued
+            if (turnstile.tryLockFree() != 0) {
+                return false;
+            }
+            try {
+                return sem.tryAwait(permits) == 0;
+            } finally {
+                turnstile.unlock();
+            }
+        }
+        if (turnstile == null && sem.tryAwait(permits) == 0) {
             return true;
         }
         if (nanos <= 0) {
@@ -380,10 +479,10 @@ public class PthreadSemaphore extends Semaphore {
         }
     }
 
-    /** {@return false: {@code sem_t} is not fair} */
+    /** {@return whether the semaphore is fair ({@link #PthreadSemaphore(int, boolean)}); a {@code sem_t} alone is not} */
     @Override
     public boolean isFair() {
-        return false;
+        return fair;
     }
 
     /**
@@ -393,7 +492,7 @@ public class PthreadSemaphore extends Semaphore {
      * @return whether threads (of any process sharing the semaphore) may be waiting
      */
     public boolean hasWaiters() {
-        return sem.waiterCount() > 0;
+        return getWaiterCount() > 0;
     }
 
     /**
@@ -404,7 +503,7 @@ public class PthreadSemaphore extends Semaphore {
      *     ({@code sem_t}'s waiter count)
      */
     public int getWaiterCount() {
-        return sem.waiterCount();
+        return sem.waiterCount() + (turnstile != null ? turnstile.waiterCount() : 0);
     }
 
     /**
@@ -418,8 +517,12 @@ public class PthreadSemaphore extends Semaphore {
      */
     @Override
     protected Collection<Thread> getQueuedThreads() {
-        return sem.futex() instanceof ParkingFutex p && !sem.isPshared()
-            ? p.sleepers(sem.block().segment(), SemLayout.VALUE) : List.of();
+        final List<Thread> threads = new java.util.ArrayList<>(sem.futex() instanceof ParkingFutex p && !sem.isPshared()
+            ? p.sleepers(sem.block().segment(), SemLayout.VALUE) : List.of());
+        if (turnstile != null) {
+            threads.addAll(turnstile.queuedThreads());
+        }
+        return threads;
     }
 
     /** {@return {@code Semaphore}'s form, {@code PthreadSemaphore@1b6d3586[Permits = 3]}} */
@@ -491,6 +594,7 @@ public class PthreadSemaphore extends Semaphore {
         }
         sem = new Sem(PrivateBlocks.allocate(SemLayout.SIZE, SemLayout.ALIGNMENT), false, permits,
             SerialForms.backend((String) backend));
+        turnstile = fair ? turnstile(sem) : null;
         VarHandle.releaseFence();
     }
 }

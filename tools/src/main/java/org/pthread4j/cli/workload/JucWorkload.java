@@ -41,6 +41,11 @@ import java.util.function.IntSupplier;
  * <li><b>lock/unlock stress</b> (seed 000): T threads lock and unlock one lock with an empty
  *     critical section; Kiter/s of all threads. {@code PthreadLock} vs {@code ReentrantLock}; the
  *     one-thread row is the uncontended cost.</li>
+ * <li><b>fair lock/unlock stress</b>: the same loop on fair locks, {@code PthreadLock(true)} (the
+ *     ticket lock, on the parking backend, the kernel backend, and process-shared) vs
+ *     {@code ReentrantLock(true)}, with the non-fair locks for scale; two figures: Kiter/s, and
+ *     the share, the fewest iterations of a thread over the most (1.0: equal shares), both
+ *     counted over the last nine tenths of each run, after every thread has started.</li>
  * <li><b>condvar ping-pong</b> (seed 002, Timo Teräs's test): two threads take turns under one
  *     lock, each waiting on one condition until it is its turn, then passing the turn and
  *     calling {@code signalAll}; thousands of turns per second. {@code PthreadCondition} vs a
@@ -72,7 +77,7 @@ public final class JucWorkload implements Workload {
     @Override
     public String description() {
         return "the java.util.concurrent adapters vs the JDK: seed 000 lock stress (PthreadLock vs ReentrantLock), "
-            + "seed 002 condvar ping-pong (PthreadCondition vs Condition), read-mostly mix "
+            + "fair lock stress with shares (PthreadLock(true) vs ReentrantLock(true)), seed 002 condvar ping-pong (PthreadCondition vs Condition), read-mostly mix "
             + "(PthreadReadWriteLock vs ReentrantReadWriteLock)";
     }
 
@@ -88,6 +93,28 @@ public final class JucWorkload implements Workload {
                 return lockStress(rawMutex(mem), t, mem);
             }));
             groups.add(Group.of("lock/unlock stress", Measure.rate("lock/unlock stress", "Kiter/s"), t, cases));
+        }
+
+        for (final int t : settings.threadsOr(List.of(2, 4), List.of(2, 3, 4, 8, 16))) {
+            final List<Case> cases = new ArrayList<>();
+            cases.add(Case.of("ReentrantLock(true)", "j.u.c", () -> fairStress(new ReentrantLock(true), t, NOTHING)));
+            cases.addAll(perBackend("PthreadLock(true)", f -> () -> fairStress(new PthreadLock(
+                MutexAttr.builder().type(MutexAttr.RECURSIVE).fair(true).futex(f).build()), t, NOTHING)));
+            if (BenchBackends.kernel()) {
+                cases.add(Case.of("PthreadLock(true), process-shared", "linux", () -> {
+                    final Memory mem = Memory.allocate(64);
+                    return fairStress(new PthreadLock(mem.block(0, MutexLayout.SIZE, MutexLayout.ALIGNMENT),
+                        MutexAttr.builder().type(MutexAttr.RECURSIVE).fair(true).pshared(true).build()), t, mem);
+                }));
+            } else {
+                cases.add(Case.skipped("PthreadLock(true), process-shared", "linux", BenchBackends.NO_KERNEL));
+            }
+            cases.add(Case.of("ReentrantLock, not fair", "j.u.c", () -> fairStress(new ReentrantLock(), t, NOTHING)));
+            cases.add(Case.of("PthreadLock, not fair", "parking", () -> fairStress(pthreadLock(Futexes.parking()), t,
+                NOTHING)));
+            groups.add(new Group("fair lock/unlock stress", List.of(
+                Measure.rate("fair lock/unlock stress", "Kiter/s"),
+                Measure.rate("share: fewest over most iterations of a thread", "min/max")), t, cases, true));
         }
 
         final List<Case> pingPong = new ArrayList<>();
@@ -245,6 +272,32 @@ public final class JucWorkload implements Workload {
     private static Fixture lockStress(final Lock lock, final int threads, final AutoCloseable close) {
         final Stress.Body loop = Isolated.copy(JucLockLoop.class, lock);
         return Fixture.of(budget -> Stress.opsPerSecond(threads, budget, loop) / 1000.0, close);
+    }
+
+    /**
+     * The lock/unlock stress with two figures: Kiter/s of all threads, and the share, the
+     * fewest iterations of a thread over the most (1.0: every thread took the lock as often);
+     * both over the run's last nine tenths ({@link Stress#windowed}).
+     */
+    private static Fixture fairStress(final Lock lock, final int threads, final AutoCloseable close) {
+        final long[] live = new long[threads * Stress.STRIDE];
+        final Stress.Body loop = Isolated.copy(FairLockLoop.class, lock, live);
+        return new Fixture() {
+            @Override
+            public double[] trial(final long budgetNanos) throws Exception {
+                final Stress.Counts c = Stress.windowed(threads, budgetNanos, loop, live);
+                return new double[] {c.perSecond() / 1000.0, c.share()};
+            }
+
+            @Override
+            public void close() {
+                try {
+                    close.close();
+                } catch (final Exception e) {
+                    throw new IllegalStateException("closing failed: " + e, e);
+                }
+            }
+        };
     }
 
     /**

@@ -57,7 +57,92 @@ final class Stress {
      * @throws Exception when a thread failed or did not stop within 30 s
      */
     static double run(final int threads, final long budget, final Body body, final Runnable onStop) throws Exception {
+        return counts(threads, budget, body, onStop).perSecond();
+    }
+
+    /**
+     * What one run counted.
+     *
+     * @param counts  each thread's iterations
+     * @param elapsed the run's length, in nanoseconds
+     */
+    record Counts(long[] counts, long elapsed) {
+        /** @return the total iterations per second */
+        double perSecond() {
+            long total = 0;
+            for (final long c : counts) {
+                total += c;
+            }
+            return total * 1e9 / elapsed;
+        }
+
+        /** @return the smallest thread's count over the largest's (1: equal shares; 0 when nobody counted) */
+        double share() {
+            long min = Long.MAX_VALUE;
+            long max = 0;
+            for (final long c : counts) {
+                min = Math.min(min, c);
+                max = Math.max(max, c);
+            }
+            return max == 0 ? 0 : (double) min / max;
+        }
+    }
+
+    /**
+     * {@link #run} that keeps each thread's count.
+     *
+     * @param threads how many threads
+     * @param budget  how long, in nanoseconds
+     * @param body    each thread's loop
+     * @param onStop  as {@link #run}'s, or {@code null}
+     * @return the counts
+     * @throws Exception when a thread failed or did not stop within 30 s
+     */
+    static Counts counts(final int threads, final long budget, final Body body, final Runnable onStop) throws Exception {
+        return counts(threads, budget, body, onStop, null);
+    }
+
+    /** The distance between two threads' live counts in a {@link #windowed} array: one per 128 bytes. */
+    static final int STRIDE = 16;
+
+    /** Reads a live count. */
+    private static final java.lang.invoke.VarHandle LIVE = java.lang.invoke.MethodHandles.arrayElementVarHandle(long[].class);
+
+    /**
+     * Publishes a thread's live count for {@link #windowed}: an opaque store into its own
+     * 128 bytes of the array, no fence.
+     *
+     * @param live  the array
+     * @param index the thread's index
+     * @param n     its count so far
+     */
+    static void publish(final long[] live, final int index, final long n) {
+        LIVE.setOpaque(live, index * STRIDE, n);
+    }
+
+    /**
+     * {@link #counts} over the middle of the run only: the body publishes its count as it goes
+     * ({@link #publish}), and the counts are read a tenth of the budget after the start and again
+     * at its end, so that the threads' staggered starts (each wakes from the start latch in turn)
+     * do not count. For shares: the fewest iterations of a thread over the most.
+     *
+     * @param threads how many threads
+     * @param budget  how long, in nanoseconds
+     * @param body    each thread's loop, publishing into {@code live}
+     * @param live    {@code threads * STRIDE} longs
+     * @return the counts of the window and its length
+     * @throws Exception when a thread failed or did not stop within 30 s
+     */
+    static Counts windowed(final int threads, final long budget, final Body body, final long[] live) throws Exception {
+        return counts(threads, budget, body, null, live);
+    }
+
+    private static Counts counts(final int threads, final long budget, final Body body, final Runnable onStop,
+                                 final long[] live) throws Exception {
         final Stop stop = new Stop();
+        if (live != null) {
+            java.util.Arrays.fill(live, 0); // the last run's threads have all ended
+        }
         final long[] counts = new long[threads];
         final Throwable[] failures = new Throwable[threads];
         final CountDownLatch ready = new CountDownLatch(threads);
@@ -79,13 +164,29 @@ final class Stress {
         final long t0 = System.nanoTime();
         go.countDown();
         long left;
+        long from = t0;
+        final long[] first = new long[threads];
+        if (live != null) {
+            while ((left = budget / 10 - (System.nanoTime() - t0)) > 0) {
+                LockSupport.parkNanos(left);
+            }
+            for (int i = 0; i < threads; i++) {
+                first[i] = (long) LIVE.getOpaque(live, i * STRIDE);
+            }
+            from = System.nanoTime();
+        }
         while ((left = budget - (System.nanoTime() - t0)) > 0) {
             LockSupport.parkNanos(left);
         }
+        final long[] last = new long[threads];
+        if (live != null) {
+            for (int i = 0; i < threads; i++) {
+                last[i] = (long) LIVE.getOpaque(live, i * STRIDE) - first[i];
+            }
+        }
+        final long elapsed = System.nanoTime() - from;
         stop.stopped = true;
-        final long elapsed = System.nanoTime() - t0;
         final long joinEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        long total = 0;
         for (int i = 0; i < threads; i++) {
             while (ts[i].isAlive() && System.nanoTime() - joinEnd < 0) {
                 if (onStop != null) {
@@ -99,8 +200,7 @@ final class Stress {
             if (failures[i] != null) {
                 throw new IllegalStateException("thread " + i + " failed: " + failures[i], failures[i]);
             }
-            total += counts[i];
         }
-        return total * 1e9 / elapsed;
+        return new Counts(live != null ? last : counts, elapsed);
     }
 }
