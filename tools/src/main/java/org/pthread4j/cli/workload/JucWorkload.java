@@ -39,8 +39,9 @@ import java.util.function.IntSupplier;
  * on the kernel backend.
  * <ul>
  * <li><b>lock/unlock stress</b> (seed 000): T threads lock and unlock one lock with an empty
- *     critical section; Kiter/s of all threads. {@code PthreadLock} vs {@code ReentrantLock}; the
- *     one-thread row is the uncontended cost.</li>
+ *     critical section; Kiter/s of all threads, and the least and the most any one thread did
+ *     ({@link Shares}). {@code PthreadLock} vs {@code ReentrantLock}; the one-thread row is the
+ *     uncontended cost.</li>
  * <li><b>condvar ping-pong</b> (seed 002, Timo Teräs's test): two threads take turns under one
  *     lock, each waiting on one condition until it is its turn, then passing the turn and
  *     calling {@code signalAll}; thousands of turns per second. {@code PthreadCondition} vs a
@@ -87,7 +88,8 @@ public final class JucWorkload implements Workload {
                 final Memory mem = Memory.allocate(64);
                 return lockStress(rawMutex(mem), t, mem);
             }));
-            groups.add(Group.of("lock/unlock stress", Measure.rate("lock/unlock stress", "Kiter/s"), t, cases));
+            groups.add(new Group("lock/unlock stress", Shares.withShares("lock/unlock stress", "Kiter/s"), t, cases,
+                true));
         }
 
         final List<Case> pingPong = new ArrayList<>();
@@ -244,7 +246,7 @@ public final class JucWorkload implements Workload {
 
     private static Fixture lockStress(final Lock lock, final int threads, final AutoCloseable close) {
         final Stress.Body loop = Isolated.copy(JucLockLoop.class, lock);
-        return Fixture.of(budget -> Stress.opsPerSecond(threads, budget, loop) / 1000.0, close);
+        return Stress.sharesFixture(threads, loop, close);
     }
 
     /**

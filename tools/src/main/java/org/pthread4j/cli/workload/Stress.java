@@ -1,5 +1,7 @@
 package org.pthread4j.cli.workload;
 
+import org.pthread4j.cli.bench.Fixture;
+
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -48,6 +50,78 @@ final class Stress {
     }
 
     /**
+     * What a stress run counted: every thread's iterations and how long the run took.
+     *
+     * @param counts       each thread's iterations, by index
+     * @param elapsedNanos from the start signal to the stop flag
+     */
+    record Result(long[] counts, long elapsedNanos) {
+        /** @return every thread's iterations together, per second */
+        double opsPerSecond() {
+            long total = 0;
+            for (final long c : counts) {
+                total += c;
+            }
+            return total * 1e9 / elapsedNanos;
+        }
+
+        /** @return the least any thread did, as a share of an equal split ({@link Shares}) */
+        double minShare() {
+            return Shares.min(counts);
+        }
+
+        /** @return the most any thread did, as a share of an equal split ({@link Shares}) */
+        double maxShare() {
+            return Shares.max(counts);
+        }
+
+        /** @return throughput in thousands a second, then the least and the most share */
+        double[] kiloOpsAndShares() {
+            return new double[] {opsPerSecond() / 1000.0, minShare(), maxShare()};
+        }
+    }
+
+    /**
+     * A fixture whose trial runs {@code body} on {@code threads} threads and returns
+     * {@link Result#kiloOpsAndShares()}, the figures of {@link Shares#withShares}.
+     *
+     * @param threads how many threads
+     * @param body    each thread's loop
+     * @param close   what closing the fixture does
+     * @return the fixture
+     */
+    static Fixture sharesFixture(final int threads, final Body body, final AutoCloseable close) {
+        return new Fixture() {
+            @Override
+            public double[] trial(final long budgetNanos) throws Exception {
+                return counts(threads, budgetNanos, body).kiloOpsAndShares();
+            }
+
+            @Override
+            public void close() {
+                try {
+                    close.close();
+                } catch (final RuntimeException e) {
+                    throw e;
+                } catch (final Exception e) {
+                    throw new IllegalStateException("closing failed: " + e, e);
+                }
+            }
+        };
+    }
+
+    /**
+     * @param threads how many threads
+     * @param budget  how long, in nanoseconds
+     * @param body    each thread's loop
+     * @return each thread's count and the run's length
+     * @throws Exception when a thread failed or did not stop within 30 s
+     */
+    static Result counts(final int threads, final long budget, final Body body) throws Exception {
+        return runCounting(threads, budget, body, null);
+    }
+
+    /**
      * @param threads how many threads
      * @param budget  how long, in nanoseconds
      * @param body    each thread's loop
@@ -57,6 +131,11 @@ final class Stress {
      * @throws Exception when a thread failed or did not stop within 30 s
      */
     static double run(final int threads, final long budget, final Body body, final Runnable onStop) throws Exception {
+        return runCounting(threads, budget, body, onStop).opsPerSecond();
+    }
+
+    private static Result runCounting(final int threads, final long budget, final Body body, final Runnable onStop)
+        throws Exception {
         final Stop stop = new Stop();
         final long[] counts = new long[threads];
         final Throwable[] failures = new Throwable[threads];
@@ -85,7 +164,6 @@ final class Stress {
         stop.stopped = true;
         final long elapsed = System.nanoTime() - t0;
         final long joinEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        long total = 0;
         for (int i = 0; i < threads; i++) {
             while (ts[i].isAlive() && System.nanoTime() - joinEnd < 0) {
                 if (onStop != null) {
@@ -99,8 +177,7 @@ final class Stress {
             if (failures[i] != null) {
                 throw new IllegalStateException("thread " + i + " failed: " + failures[i], failures[i]);
             }
-            total += counts[i];
         }
-        return total * 1e9 / elapsed;
+        return new Result(counts, elapsed);
     }
 }
