@@ -8,8 +8,9 @@
  *                                       or musl's when built with musl-gcc)
  *
  * THREADS threads lock and unlock one lock in a loop; after a warm-up of a fifth of MILLIS
- * the main thread measures the iterations done in MILLIS and prints Kiter/s (all threads
- * together) on its last line. The seed's FUTEX_SET_WAIT variant is not here: that operation
+ * the main thread measures the iterations done in MILLIS and prints, on its last line, Kiter/s
+ * (all threads together), then the least and the most iterations any one thread did as shares
+ * of an equal split (1.0 each when every thread did as many). The seed's FUTEX_SET_WAIT variant is not here: that operation
  * never entered Linux (pthread4j's parking backend has it: see the Java rows).
  */
 #define _GNU_SOURCE
@@ -123,7 +124,7 @@ int main(int argc, char **argv)
 {
 	int threads, i;
 	long long budget, t0, elapsed;
-	long total = 0;
+	long total = 0, least = -1, most = 0, n;
 	struct worker *workers;
 
 	if (argc != 4 || (strcmp(argv[1], "wait") && strcmp(argv[1], "pthread"))) {
@@ -153,11 +154,18 @@ int main(int argc, char **argv)
 	t0 = now_ns();
 	sleep_ns(budget);
 	elapsed = now_ns() - t0;
-	for (i = 0; i < threads; i++)
-		total += atomic_load(&workers[i].count) - workers[i].start_count;
+	for (i = 0; i < threads; i++) {
+		n = atomic_load(&workers[i].count) - workers[i].start_count;
+		total += n;
+		if (least < 0 || n < least)
+			least = n;
+		if (n > most)
+			most = n;
+	}
 	atomic_store(&stop, 1);
 	for (i = 0; i < threads; i++)
 		pthread_join(workers[i].thread, NULL);
-	printf("%.1f\n", total / (elapsed / 1e6));
+	printf("%.1f %.4f %.4f\n", total / (elapsed / 1e6),
+	       total ? (double)least * threads / total : 1.0, total ? (double)most * threads / total : 1.0);
 	return 0;
 }

@@ -39,10 +39,14 @@ class HandoffTest {
     }
 
     private static void pingPong(final Futex f, final boolean swap) throws Exception {
+        pingPong(f, swap, false);
+    }
+
+    private static void pingPong(final Futex f, final boolean swap, final boolean virtual) throws Exception {
         try (Memory m = Memory.allocate(128)) {
             final MemorySegment seg = m.segment();
             final AtomicReference<Throwable> failure = new AtomicReference<>();
-            final Thread partner = Thread.ofPlatform().daemon().start(() -> {
+            final Thread partner = (virtual ? Thread.ofVirtual() : Thread.ofPlatform().daemon()).start(() -> {
                 try {
                     while ((int) Block.INT.getVolatile(seg, 64L) == 0) {
                         f.wait(seg, 64L, 0, true);
@@ -56,7 +60,7 @@ class HandoffTest {
                     failure.set(t);
                 }
             });
-            final Thread main = Thread.ofPlatform().daemon().start(() -> {
+            final Thread main = (virtual ? Thread.ofVirtual() : Thread.ofPlatform().daemon()).start(() -> {
                 try {
                     for (int i = 0; i < ROUNDS; i++) {
                         op(f, seg, 0L, 64L, swap);
@@ -136,5 +140,12 @@ class HandoffTest {
     @MethodSource("org.pthread4j.testing.Backends#privateBackends")
     void swapHandoffsLoseNoWakeup(final Futex f) throws Exception {
         pingPong(f, true);
+    }
+
+    /** The same handoffs between two virtual threads, which park and unmount on every backend. */
+    @ParameterizedTest
+    @MethodSource("org.pthread4j.testing.Backends#privateBackends")
+    void swapHandoffsBetweenVirtualThreadsLoseNoWakeup(final Futex f) throws Exception {
+        pingPong(f, true, true);
     }
 }

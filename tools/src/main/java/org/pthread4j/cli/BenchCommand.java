@@ -79,8 +79,8 @@ public final class BenchCommand implements Callable<Integer> {
     private List<Integer> threads;
 
     @Option(names = "--threads", order = 3, paramLabel = "LIST", split = ",",
-        description = "Comma-separated thread counts for the workloads that sweep them (lock, rwlock, the sem pool, "
-            + "hash), "
+        description = "Comma-separated thread counts for the workloads that sweep them (lock, latency, rwlock, "
+            + "the sem pool, hash), "
             + "e.g. 1,2,4,8 (default: each workload's own, more with --full).")
     void setThreads(final List<Integer> list) {
         for (final int t : list) {

@@ -251,7 +251,7 @@ class BenchHarnessTest {
         assertBad(main("bench", "--bogus"), "Unknown option: '--bogus'");
         assertBad(main("bench", "--threads", "0"), "--threads values must be between 1 and");
         assertBad(main("bench", "--threads", "1,x"), "--threads");
-        assertBad(main("bench", "nosuch"), "unknown workload 'nosuch' (known: futex, lock, cond, rwlock, sem, broadcast");
+        assertBad(main("bench", "nosuch"), "unknown workload 'nosuch' (known: futex, lock, latency, cond, rwlock, sem, broadcast");
         assertBad(main("nosuch"), "unknown command 'nosuch'");
         assertEquals(2, main().code(), "no command prints the usage and exits 2");
     }

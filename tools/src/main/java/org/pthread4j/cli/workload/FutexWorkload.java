@@ -22,8 +22,10 @@ import java.util.concurrent.locks.LockSupport;
  * <li><b>swap round trip</b> (seed 003): two threads, each with its own word, hand control
  *     back and forth; once as wake then wait, once as the swap operation (one call on the
  *     parking backend; a wake and a wait on the kernel, which has no FUTEX_SWAP). Reference:
- *     the same round trip with {@code LockSupport.park/unpark}. The C row is the seed's own
- *     test with raw {@code FUTEX_WAKE}/{@code FUTEX_WAIT}.</li>
+ *     the same round trip with {@code LockSupport.park/unpark}. The same three between two
+ *     virtual threads (parking backend; the rows marked "virtual threads"), where the swap can
+ *     hand the carrier to the woken thread. The C row is the seed's own test with raw
+ *     {@code FUTEX_WAKE}/{@code FUTEX_WAIT}.</li>
  * <li><b>wake, no waiter</b>: what an unlock with nobody asleep would pay if it woke anyway:
  *     private and shared words. Reference: {@code LockSupport.unpark} of a thread that is not
  *     parked.</li>
@@ -41,15 +43,20 @@ public final class FutexWorkload implements Workload {
 
     @Override
     public String description() {
-        return "seed 003 swap test (wake+wait vs swap vs LockSupport) and the cost of a wake with no waiter, per backend";
+        return "seed 003 swap test (wake+wait vs swap vs LockSupport, platform and virtual threads) and the cost of a "
+            + "wake with no waiter, per backend";
     }
 
     @Override
     public List<Group> plan(final Settings settings) {
         final List<Case> swap = new ArrayList<>();
-        swap.add(Case.of("park/unpark", "LockSupport", PingPong.OnLockSupport::new));
-        swap.addAll(BenchBackends.perPrivateBackend("wake+wait", f -> () -> new PingPong.OnFutex(f, false)));
-        swap.addAll(BenchBackends.perPrivateBackend("swap", f -> () -> new PingPong.OnFutex(f, true)));
+        swap.add(Case.of("park/unpark", "LockSupport", () -> new PingPong.OnLockSupport(false)));
+        swap.addAll(BenchBackends.perPrivateBackend("wake+wait", f -> () -> new PingPong.OnFutex(f, false, false)));
+        swap.addAll(BenchBackends.perPrivateBackend("swap", f -> () -> new PingPong.OnFutex(f, true, false)));
+        swap.add(Case.of("park/unpark, virtual threads", "LockSupport", () -> new PingPong.OnLockSupport(true)));
+        swap.add(Case.of("wake+wait, virtual threads", "parking",
+            () -> new PingPong.OnFutex(Futexes.parking(), false, true)));
+        swap.add(Case.of("swap, virtual threads", "parking", () -> new PingPong.OnFutex(Futexes.parking(), true, true)));
         swap.add(CPrograms.of(settings.cCache(), "futex_swap", "wake+wait", "swap"));
 
         final List<Case> wake = new ArrayList<>();

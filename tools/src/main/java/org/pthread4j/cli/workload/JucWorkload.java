@@ -39,8 +39,9 @@ import java.util.function.IntSupplier;
  * on the kernel backend.
  * <ul>
  * <li><b>lock/unlock stress</b> (seed 000): T threads lock and unlock one lock with an empty
- *     critical section; Kiter/s of all threads. {@code PthreadLock} vs {@code ReentrantLock}; the
- *     one-thread row is the uncontended cost.</li>
+ *     critical section; Kiter/s of all threads, and the least and the most any one thread did
+ *     ({@link Shares}). {@code PthreadLock} vs {@code ReentrantLock}; the one-thread row is the
+ *     uncontended cost.</li>
  * <li><b>fair lock/unlock stress</b>: the same loop on fair locks, {@code PthreadLock(true)} (the
  *     ticket lock, on the parking backend, the kernel backend, and process-shared) vs
  *     {@code ReentrantLock(true)}, with the non-fair locks for scale; two figures: Kiter/s, and
@@ -92,7 +93,8 @@ public final class JucWorkload implements Workload {
                 final Memory mem = Memory.allocate(64);
                 return lockStress(rawMutex(mem), t, mem);
             }));
-            groups.add(Group.of("lock/unlock stress", Measure.rate("lock/unlock stress", "Kiter/s"), t, cases));
+            groups.add(new Group("lock/unlock stress", Shares.withShares("lock/unlock stress", "Kiter/s"), t, cases,
+                true));
         }
 
         for (final int t : settings.threadsOr(List.of(2, 4), List.of(2, 3, 4, 8, 16))) {
@@ -271,7 +273,7 @@ public final class JucWorkload implements Workload {
 
     private static Fixture lockStress(final Lock lock, final int threads, final AutoCloseable close) {
         final Stress.Body loop = Isolated.copy(JucLockLoop.class, lock);
-        return Fixture.of(budget -> Stress.opsPerSecond(threads, budget, loop) / 1000.0, close);
+        return Stress.sharesFixture(threads, loop, close);
     }
 
     /**
@@ -285,8 +287,8 @@ public final class JucWorkload implements Workload {
         return new Fixture() {
             @Override
             public double[] trial(final long budgetNanos) throws Exception {
-                final Stress.Counts c = Stress.windowed(threads, budgetNanos, loop, live);
-                return new double[] {c.perSecond() / 1000.0, c.share()};
+                final Stress.Result c = Stress.windowed(threads, budgetNanos, loop, live);
+                return new double[] {c.opsPerSecond() / 1000.0, c.fewestOverMost()};
             }
 
             @Override

@@ -3,7 +3,6 @@ package org.pthread4j.cli.workload;
 import org.pthread4j.cli.bench.Case;
 import org.pthread4j.cli.bench.Fixture;
 import org.pthread4j.cli.bench.Group;
-import org.pthread4j.cli.bench.Measure;
 import org.pthread4j.cli.bench.Settings;
 import org.pthread4j.cli.bench.Workload;
 import org.pthread4j.futex.Futexes;
@@ -15,7 +14,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * {@code bench lock}: seed 000's lock/unlock stress. T threads take and release one lock in
  * a loop with an empty critical section; the figure is thousands of iterations per second of
- * all threads together (the seed's Kiter/s). Reference: {@code ReentrantLock}. The 1-thread
+ * all threads together (the seed's Kiter/s), with the least and the most any one thread did, as
+ * shares of an equal split ({@link Shares}). Reference: {@code ReentrantLock}. The 1-thread
  * group is the uncontended cost (its ratio is the inverse of the time ratio).
  *
  * <p>To add a lock (a library mutex kind), add one {@link LockImpl} to {@link #IMPLS}.
@@ -87,14 +87,15 @@ public final class LockWorkload implements Workload {
             }
             cases.add(CPrograms.of(settings.cCache(), "futex_lock", "seed-000 lock, wait", "wait", Integer.toString(t)));
             cases.addAll(CPrograms.each(settings.cCache(), "futex_lock", "pthread_mutex", "pthread", Integer.toString(t)));
-            groups.add(Group.of("lock/unlock stress", Measure.rate("lock/unlock stress", "Kiter/s"), t, cases));
+            groups.add(new Group("lock/unlock stress", Shares.withShares("lock/unlock stress", "Kiter/s"), t, cases,
+                true));
         }
         return groups;
     }
 
     private static Fixture stress(final StressLock lock, final int threads) {
         final Stress.Body loop = Isolated.copy(LockLoop.class, lock);
-        return Fixture.of(budget -> Stress.opsPerSecond(threads, budget, loop) / 1000.0, lock);
+        return Stress.sharesFixture(threads, loop, lock);
     }
 
     private static StressLock reentrantLock() {

@@ -14,7 +14,9 @@ import java.util.concurrent.locks.LockSupport;
  * Seed 003's swap test: two threads, each with its own word. A round trip is one
  * {@code swapOp} by the measuring thread: set its own word to WAITING, set the partner's to
  * WAKEUP, wake the partner, and sleep until its own word is WAKEUP again, which the partner
- * does by the same steps in the other direction. The figure is ns per round trip.
+ * does by the same steps in the other direction. The figure is ns per round trip. Both threads
+ * are platform threads, or both virtual threads (the measuring loop then runs in a virtual thread
+ * started for each trial).
  */
 abstract class PingPong implements Fixture {
     /** The seed's FUTEX_WAITING. */
@@ -23,11 +25,18 @@ abstract class PingPong implements Fixture {
     static final int WAKEUP = 1;
 
     private final Thread partner;
+    private final boolean virtual;
     private volatile boolean stop;
     private volatile Throwable failure;
 
     PingPong() {
-        this.partner = Thread.ofPlatform().daemon().name("bench-pingpong-partner").unstarted(this::partnerLoop);
+        this(false);
+    }
+
+    PingPong(final boolean virtual) {
+        this.virtual = virtual;
+        this.partner = (virtual ? Thread.ofVirtual() : Thread.ofPlatform().daemon())
+            .name("bench-pingpong-partner").unstarted(this::partnerLoop);
     }
 
     /** Starts the partner; called at the end of a subclass constructor. */
@@ -64,7 +73,30 @@ abstract class PingPong implements Fixture {
     }
 
     @Override
-    public double[] trial(final long budgetNanos) {
+    public double[] trial(final long budgetNanos) throws InterruptedException {
+        if (!virtual) {
+            return new double[] {loop(budgetNanos)};
+        }
+        final double[] figure = new double[1];
+        final Throwable[] thrown = new Throwable[1];
+        final Thread main = Thread.ofVirtual().name("bench-pingpong-main").start(() -> {
+            try {
+                figure[0] = loop(budgetNanos);
+            } catch (final Throwable t) {
+                thrown[0] = t;
+            }
+        });
+        main.join();
+        if (thrown[0] instanceof RuntimeException e) {
+            throw e;
+        }
+        if (thrown[0] != null) {
+            throw new IllegalStateException("the measuring thread failed: " + thrown[0], thrown[0]);
+        }
+        return figure;
+    }
+
+    private double loop(final long budgetNanos) {
         final long t0 = System.nanoTime();
         long count = 0;
         long elapsed;
@@ -76,7 +108,7 @@ abstract class PingPong implements Fixture {
         if (failure != null) {
             throw new IllegalStateException("partner thread failed: " + failure, failure);
         }
-        return new double[] {(double) elapsed / count};
+        return (double) elapsed / count;
     }
 
     @Override
@@ -96,7 +128,8 @@ abstract class PingPong implements Fixture {
         private final Memory memory;
         private final MemorySegment seg;
 
-        OnFutex(final Futex futex, final boolean useSwap) {
+        OnFutex(final Futex futex, final boolean useSwap, final boolean virtual) {
+            super(virtual);
             this.futex = futex;
             this.useSwap = useSwap;
             this.memory = Memory.allocate(128);
@@ -171,7 +204,8 @@ abstract class PingPong implements Fixture {
         private volatile Thread mainThread;
         private volatile Thread partnerThread;
 
-        OnLockSupport() {
+        OnLockSupport(final boolean virtual) {
+            super(virtual);
             start();
         }
 

@@ -9,8 +9,9 @@ import java.util.concurrent.locks.LockSupport;
  * Tells whether threads have gone to sleep, so a benchmark measures wakeups of sleeping
  * threads and not of threads still on their way to sleep. A thread parked in Java reports
  * {@link Thread.State#WAITING}; a thread inside the kernel's {@code FUTEX_WAIT} reports
- * {@code RUNNABLE} to Java, so its kernel state ({@code S} in {@code /proc/self/task/TID/stat})
- * is read instead.
+ * {@code RUNNABLE} to Java, and one blocked on a monitor {@code BLOCKED} while it may still spin,
+ * so for those two its kernel state ({@code S} in {@code /proc/self/task/TID/stat}) is read
+ * instead.
  */
 final class Sleepers {
     private Sleepers() {
@@ -26,8 +27,11 @@ final class Sleepers {
         if (s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING) {
             return true;
         }
-        if (s != Thread.State.RUNNABLE || tid <= 0) {
+        if (s != Thread.State.RUNNABLE && s != Thread.State.BLOCKED) {
             return false;
+        }
+        if (tid <= 0) {
+            return s == Thread.State.BLOCKED; // without /proc, the best one can know
         }
         try {
             final String stat = Files.readString(Path.of("/proc/self/task/" + tid + "/stat"));

@@ -1,5 +1,7 @@
 package org.pthread4j.cli.workload;
 
+import org.pthread4j.cli.bench.Fixture;
+
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -48,6 +50,89 @@ final class Stress {
     }
 
     /**
+     * What a stress run counted: every thread's iterations and how long the run took.
+     *
+     * @param counts       each thread's iterations, by index
+     * @param elapsedNanos from the start signal to the stop flag
+     */
+    record Result(long[] counts, long elapsedNanos) {
+        /** @return every thread's iterations together, per second */
+        double opsPerSecond() {
+            long total = 0;
+            for (final long c : counts) {
+                total += c;
+            }
+            return total * 1e9 / elapsedNanos;
+        }
+
+        /** @return the least any thread did, as a share of an equal split ({@link Shares}) */
+        double minShare() {
+            return Shares.min(counts);
+        }
+
+        /** @return the most any thread did, as a share of an equal split ({@link Shares}) */
+        double maxShare() {
+            return Shares.max(counts);
+        }
+
+        /** @return the fewest iterations of a thread over the most (1: equal shares; 0 when nobody counted) */
+        double fewestOverMost() {
+            long min = Long.MAX_VALUE;
+            long max = 0;
+            for (final long c : counts) {
+                min = Math.min(min, c);
+                max = Math.max(max, c);
+            }
+            return max == 0 ? 0 : (double) min / max;
+        }
+
+        /** @return throughput in thousands a second, then the least and the most share */
+        double[] kiloOpsAndShares() {
+            return new double[] {opsPerSecond() / 1000.0, minShare(), maxShare()};
+        }
+    }
+
+    /**
+     * A fixture whose trial runs {@code body} on {@code threads} threads and returns
+     * {@link Result#kiloOpsAndShares()}, the figures of {@link Shares#withShares}.
+     *
+     * @param threads how many threads
+     * @param body    each thread's loop
+     * @param close   what closing the fixture does
+     * @return the fixture
+     */
+    static Fixture sharesFixture(final int threads, final Body body, final AutoCloseable close) {
+        return new Fixture() {
+            @Override
+            public double[] trial(final long budgetNanos) throws Exception {
+                return counts(threads, budgetNanos, body).kiloOpsAndShares();
+            }
+
+            @Override
+            public void close() {
+                try {
+                    close.close();
+                } catch (final RuntimeException e) {
+                    throw e;
+                } catch (final Exception e) {
+                    throw new IllegalStateException("closing failed: " + e, e);
+                }
+            }
+        };
+    }
+
+    /**
+     * @param threads how many threads
+     * @param budget  how long, in nanoseconds
+     * @param body    each thread's loop
+     * @return each thread's count and the run's length
+     * @throws Exception when a thread failed or did not stop within 30 s
+     */
+    static Result counts(final int threads, final long budget, final Body body) throws Exception {
+        return counts(threads, budget, body, null, null);
+    }
+
+    /**
      * @param threads how many threads
      * @param budget  how long, in nanoseconds
      * @param body    each thread's loop
@@ -57,49 +142,7 @@ final class Stress {
      * @throws Exception when a thread failed or did not stop within 30 s
      */
     static double run(final int threads, final long budget, final Body body, final Runnable onStop) throws Exception {
-        return counts(threads, budget, body, onStop).perSecond();
-    }
-
-    /**
-     * What one run counted.
-     *
-     * @param counts  each thread's iterations
-     * @param elapsed the run's length, in nanoseconds
-     */
-    record Counts(long[] counts, long elapsed) {
-        /** @return the total iterations per second */
-        double perSecond() {
-            long total = 0;
-            for (final long c : counts) {
-                total += c;
-            }
-            return total * 1e9 / elapsed;
-        }
-
-        /** @return the smallest thread's count over the largest's (1: equal shares; 0 when nobody counted) */
-        double share() {
-            long min = Long.MAX_VALUE;
-            long max = 0;
-            for (final long c : counts) {
-                min = Math.min(min, c);
-                max = Math.max(max, c);
-            }
-            return max == 0 ? 0 : (double) min / max;
-        }
-    }
-
-    /**
-     * {@link #run} that keeps each thread's count.
-     *
-     * @param threads how many threads
-     * @param budget  how long, in nanoseconds
-     * @param body    each thread's loop
-     * @param onStop  as {@link #run}'s, or {@code null}
-     * @return the counts
-     * @throws Exception when a thread failed or did not stop within 30 s
-     */
-    static Counts counts(final int threads, final long budget, final Body body, final Runnable onStop) throws Exception {
-        return counts(threads, budget, body, onStop, null);
+        return counts(threads, budget, body, onStop, null).opsPerSecond();
     }
 
     /** The distance between two threads' live counts in a {@link #windowed} array: one per 128 bytes. */
@@ -133,11 +176,11 @@ final class Stress {
      * @return the counts of the window and its length
      * @throws Exception when a thread failed or did not stop within 30 s
      */
-    static Counts windowed(final int threads, final long budget, final Body body, final long[] live) throws Exception {
+    static Result windowed(final int threads, final long budget, final Body body, final long[] live) throws Exception {
         return counts(threads, budget, body, null, live);
     }
 
-    private static Counts counts(final int threads, final long budget, final Body body, final Runnable onStop,
+    private static Result counts(final int threads, final long budget, final Body body, final Runnable onStop,
                                  final long[] live) throws Exception {
         final Stop stop = new Stop();
         if (live != null) {
@@ -201,6 +244,6 @@ final class Stress {
                 throw new IllegalStateException("thread " + i + " failed: " + failures[i], failures[i]);
             }
         }
-        return new Counts(live != null ? last : counts, elapsed);
+        return new Result(live != null ? last : counts, elapsed);
     }
 }

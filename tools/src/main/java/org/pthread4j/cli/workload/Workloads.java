@@ -22,6 +22,7 @@ public final class Workloads {
         return List.of(
             new FutexWorkload(),
             new LockWorkload(),
+            new LatencyWorkload(),
             new CondWorkload(),
             new RwLockWorkload(),
             new SemWorkload(),

@@ -42,6 +42,8 @@ class JucWorkloadSmokeTest {
         }
         for (final String l : List.of(
             "lock/unlock stress: ReentrantLock (j.u.c)", "lock/unlock stress: PthreadLock (parking)",
+            "lock/unlock stress: least thread's share: PthreadLock (parking)",
+            "lock/unlock stress: most thread's share: ReentrantLock (j.u.c)",
             "lock/unlock stress: PthreadLock (linux)", "lock/unlock stress: Mutex RECURSIVE, no adapter (parking)",
             "condvar ping-pong: ReentrantLock + Condition (j.u.c)",
             "condvar ping-pong: PthreadLock + PthreadCondition (parking)",

@@ -105,6 +105,10 @@ class WorkloadSmokeTest {
             assertTrue(labels.contains(l), l + " in " + labels);
         }
         assertTrue(rows.get(0).isReference() && rows.get(0).impl().equals("ReentrantLock"));
+        for (final String section : List.of("lock/unlock stress: least thread's share",
+            "lock/unlock stress: most thread's share")) {
+            assertEquals(labels, labels(rows, section), section);
+        }
     }
 
     @Test
