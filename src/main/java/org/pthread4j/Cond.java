@@ -162,7 +162,9 @@ public final class Cond {
         this.shared = attr.pshared();
         this.clock = attr.clock();
         this.futex = Backing.futex(attr.pshared(), attr.futex(), "process-shared condvar");
-        this.spinNanos = Protocol.parks(futex, !shared) ? tuning.condSpinNanos() : 0;
+        // A waiter's own spin: on the parking protocol; under musl's, as one of MuslProtocol's
+        // departures (its overview), unless the tuning asks for musl's exact steps.
+        this.spinNanos = Protocol.parks(futex, !shared) || tuning.muslSpinNanos() > 0 ? tuning.condSpinNanos() : 0;
         seg.asSlice(0, SIZE).fill((byte) 0);
         block.set(CLOCK, attr.clock() & ATTR_CLOCK_MASK);
         if (shared) {
@@ -181,7 +183,7 @@ public final class Cond {
         this.shared = true;
         this.clock = block.get(CLOCK);
         this.futex = Futexes.shared();
-        this.spinNanos = 0;
+        this.spinNanos = Tuning.DEFAULT.muslSpinNanos() > 0 ? Tuning.DEFAULT.condSpinNanos() : 0;
     }
 
     /**
@@ -416,15 +418,24 @@ public final class Cond {
 
     /** musl's {@code __pthread_cond_timedwait}, shared branch. */
     private int sharedWait(final Mutex mutex, final int clk, final Timespec deadline, final boolean interruptible) {
+        boolean spin = false;
+        if (spinNanos > 0) {
+            final Node node = Node.current();
+            spin = node.rewaiting != id;
+            node.rewaiting = id;
+        }
         final int seq = block.get(SEQ);
         block.getAndAdd(WAITERS, 1);
 
         mutex.unlock();
 
-        int e;
-        do {
+        if (spin) {
+            Spin.whileEqual(seg, SEQ, seq, spinNanos);
+        }
+        int e = 0;
+        while (block.get(SEQ) == seq && (e == 0 || e == Errno.EAGAIN)) {
             e = futex.timedWait(seg, SEQ, seq, false, clk, deadline, interruptible);
-        } while (block.get(SEQ) == seq && (e == 0 || e == Errno.EAGAIN));
+        }
         if (e == Errno.EAGAIN) {
             e = 0;
         }
@@ -473,6 +484,9 @@ public final class Cond {
 
     /** musl's {@code pthread_cond_signal}/{@code pthread_cond_broadcast}, shared branch. */
     private int sharedSignal(final int n) {
+        if (spinNanos > 0) {
+            Node.signaled();
+        }
         if (block.get(WAITERS) == 0) {
             return 0;
         }

@@ -86,7 +86,7 @@ abstract sealed class Protocol permits MuslProtocol, ParkingProtocol, FairProtoc
     static Protocol of(final Futex futex, final boolean priv, final MemorySegment seg, final long word,
                        final long waiters, final Tuning tuning) {
         return parks(futex, priv) ? new ParkingProtocol(futex, seg, word, waiters, tuning)
-            : new MuslProtocol(futex, priv, seg, word, waiters);
+            : new MuslProtocol(futex, priv, seg, word, waiters, tuning);
     }
 
     /**

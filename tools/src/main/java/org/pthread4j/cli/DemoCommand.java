@@ -40,7 +40,7 @@ public final class DemoCommand implements Callable<Integer> {
         mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = {"Runs a scenario per primitive (mutex, cond, rwlock, sem; all when none is named) with the",
             "futex trace on, and prints each step: what the threads did, the words afterwards, and every",
-            "futex operation the step issued, in the order they happened. --musl runs musl's exact protocol on",
+            "futex operation the step issued, in the order they happened. --musl runs musl's protocol on",
             "the kernel backend. The chapters in docs/ explain what you see."},
         footer = {"", "Exit status: 0 done, 1 a scenario failed, 2 bad command line."})
     static final class Trace implements Callable<Integer> {
@@ -52,7 +52,7 @@ public final class DemoCommand implements Callable<Integer> {
         private String futex;
 
         @Option(names = "--musl",
-            description = "musl's exact protocol: the kernel backend (linux), where every lock runs musl's steps and futex calls.")
+            description = "musl's protocol: the kernel backend (linux), where every lock runs musl's steps and futex calls.")
         private boolean musl;
 
         @Parameters(paramLabel = "SCENARIO", arity = "0..*", description = "mutex, cond, rwlock or sem.")

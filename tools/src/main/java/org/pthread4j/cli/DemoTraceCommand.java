@@ -578,7 +578,7 @@ public final class DemoTraceCommand {
 
         void title(final String scenario, final String what, final SleepProtocol protocol) {
             final String proto = protocol == null ? "musl's steps (no other protocol exists for it)"
-                : protocol == SleepProtocol.MUSL ? "MUSL sleep protocol" + (musl ? " (--musl: musl's exact protocol on the kernel's futexes)" : "")
+                : protocol == SleepProtocol.MUSL ? "MUSL sleep protocol" + (musl ? " (--musl: musl's steps and futex calls on the kernel's futexes)" : "")
                 : "PARKING sleep protocol (this port's departures from musl: docs/08-departures.md)";
             out.println("== " + scenario + ": " + what + ", " + proto + ", futex backend " + backend.name());
             out.println("   (futex calls in the order they happened: a wake or requeue when it is issued, a wait when it");

@@ -207,7 +207,7 @@ class DemoTraceCommandTest {
         }
         final Run musl = run("demo", "trace", "--musl", "mutex", "cond");
         assertEquals(0, musl.status(), musl.err());
-        assertTrue(musl.out().contains("MUSL sleep protocol (--musl: musl's exact protocol on the kernel's futexes), futex backend linux"),
+        assertTrue(musl.out().contains("MUSL sleep protocol (--musl: musl's steps and futex calls on the kernel's futexes), futex backend linux"),
             musl.out());
         assertFalse(musl.out().contains("[parking only]"), musl.out());
         assertFalse(musl.out().contains("PARKING sleep protocol"), musl.out());

@@ -30,11 +30,23 @@ import java.util.List;
  *     the waiters' wake count. Here each run repeats the whole program (thread creation included)
  *     with fewer items per waiter until the trial time is spent, and the figures are the time per
  *     item and the wakes per item (the seed's run is 500,000 items: 1.9 s to 2.2 s there).</li>
+ * <li><b>cvb2 with {@value #MANY_WAITERS} waiters</b>: the same program with more waiters than
+ *     the machine has cores (Java rows only: the C baseline keeps the seed's 5).</li>
+ * <li><b>mixed signal/broadcast</b>: {@value #MIXED_THREADS} threads share {@value #MIXED_TOKENS}
+ *     tokens guarded by the monitor: each takes a token (waiting while there is none), releases
+ *     the mutex, then gives it back and wakes one waiter, or, every fourth time, all of them;
+ *     the figure is tokens taken and given back per second (Java rows only).</li>
  * </ul>
  */
 public final class CondWorkload implements Workload {
     /** cvb2's waiter count. */
     static final int WAITERS = 5;
+    /** The waiter count of the cvb2 shape with more waiters than cores. */
+    static final int MANY_WAITERS = 16;
+    /** The mixed signal/broadcast shape's threads. */
+    static final int MIXED_THREADS = 8;
+    /** The mixed signal/broadcast shape's tokens. */
+    static final int MIXED_TOKENS = 2;
 
     /** Creates the workload. */
     public CondWorkload() {
@@ -48,7 +60,8 @@ public final class CondWorkload implements Workload {
     @Override
     public String description() {
         return "seed 002 condvar ping-pong (alternating, and the seed's code as written) and cvb2 broadcast "
-            + "(5 waiters): Cond per backend and pshared, ReentrantLock+Condition, C pthread_cond (glibc, musl)";
+            + "(5 waiters; 16 waiters), mixed signal/broadcast (8 threads): Cond per backend and pshared, "
+            + "ReentrantLock+Condition, C pthread_cond (glibc, musl)";
     }
 
     @Override
@@ -63,7 +76,15 @@ public final class CondWorkload implements Workload {
         groups.add(new Group("cvb2 broadcast", List.of(
             Measure.time("cvb2 broadcast, 5 waiters: time", "ns/item"),
             new Measure("cvb2 broadcast, 5 waiters: wakes", "wakes/item", false)),
-            WAITERS + 1, cases(settings.cCache(), p -> () -> new Cvb2(p.open(), items), "cvb2", Integer.toString(items)), true));
+            WAITERS + 1, cases(settings.cCache(), p -> () -> new Cvb2(p.open(), items, WAITERS), "cvb2",
+            Integer.toString(items)), true));
+        groups.add(new Group("cvb2 broadcast, " + MANY_WAITERS + " waiters", List.of(
+            Measure.time("cvb2 broadcast, " + MANY_WAITERS + " waiters: time", "ns/item"),
+            new Measure("cvb2 broadcast, " + MANY_WAITERS + " waiters: wakes", "wakes/item", false)),
+            MANY_WAITERS + 1, javaCases(p -> () -> new Cvb2(p.open(), items, MANY_WAITERS)), true));
+        groups.add(Group.of("mixed signal/broadcast, " + MIXED_THREADS + " threads, " + MIXED_TOKENS + " tokens",
+            Measure.rate("mixed signal/broadcast", "tokens/s"), MIXED_THREADS,
+            javaCases(p -> () -> new Mixed(p.open()))));
         return groups;
     }
 
@@ -102,6 +123,82 @@ public final class CondWorkload implements Workload {
                 : "pthread_cond", cArgs));
         }
         return cases;
+    }
+
+    /**
+     * The cases of a shape without a C baseline: the reference, then the library per backend and
+     * shared.
+     */
+    private static List<Case> javaCases(final Bench bench) {
+        final List<Case> cases = new ArrayList<>();
+        cases.add(Case.of("ReentrantLock+Condition", "j.u.c", bench.with(Monitor::juc)));
+        cases.addAll(BenchBackends.perPlace("Cond", BenchBackends.privateAndShared(),
+            place -> bench.with(() -> Monitor.of(place))));
+        return cases;
+    }
+
+    /**
+     * The mixed signal/broadcast shape: {@link #MIXED_THREADS} threads take a token under the
+     * monitor (waiting while there is none), then give it back and signal, or broadcast every
+     * fourth time.
+     */
+    private static final class Mixed implements Fixture {
+        private final Monitor monitor;
+        /** Guarded by the monitor. */
+        private int tokens = MIXED_TOKENS;
+
+        Mixed(final Monitor monitor) {
+            this.monitor = monitor;
+        }
+
+        @Override
+        public double[] trial(final long budgetNanos) throws Exception {
+            return new double[] {Stress.run(MIXED_THREADS, budgetNanos, this::loop, this::release)};
+        }
+
+        private long loop(final int index, final Stress.Stop stop) {
+            long n = 0;
+            while (!stop.stopped()) {
+                monitor.lock();
+                try {
+                    while (tokens == 0 && !stop.stopped()) {
+                        monitor.await();
+                    }
+                    if (tokens == 0) {
+                        break;
+                    }
+                    tokens--;
+                } finally {
+                    monitor.unlock();
+                }
+                monitor.lock();
+                try {
+                    tokens++;
+                    if ((++n & 3) == 0) {
+                        monitor.signalAll();
+                    } else {
+                        monitor.signal();
+                    }
+                } finally {
+                    monitor.unlock();
+                }
+            }
+            return n;
+        }
+
+        private void release() {
+            monitor.lock();
+            try {
+                monitor.signalAll();
+            } finally {
+                monitor.unlock();
+            }
+        }
+
+        @Override
+        public void close() {
+            monitor.close();
+        }
     }
 
     /**
@@ -220,15 +317,19 @@ public final class CondWorkload implements Workload {
 
         private final Monitor monitor;
         private final int items;
+        private final int waiters;
         // Guarded by the monitor, as in the seed.
-        private final int[] left = new int[WAITERS];
-        private final int[] avail = new int[WAITERS];
+        private final int[] left;
+        private final int[] avail;
         private long wakes;
         private volatile Throwable failure;
 
-        Cvb2(final Monitor monitor, final int items) {
+        Cvb2(final Monitor monitor, final int items, final int waiters) {
             this.monitor = monitor;
             this.items = items;
+            this.waiters = waiters;
+            this.left = new int[waiters];
+            this.avail = new int[waiters];
         }
 
         @Override
@@ -242,7 +343,7 @@ public final class CondWorkload implements Workload {
             long elapsed;
             do {
                 once();
-                done += (long) WAITERS * items;
+                done += (long) waiters * items;
                 elapsed = System.nanoTime() - t0;
             } while (elapsed < budgetNanos);
             monitor.lock();
@@ -253,14 +354,14 @@ public final class CondWorkload implements Workload {
 
         /** One run of the seed's program. */
         private void once() throws InterruptedException {
-            final Thread[] threads = new Thread[WAITERS];
+            final Thread[] threads = new Thread[waiters];
             monitor.lock();
-            for (int i = 0; i < WAITERS; i++) {
+            for (int i = 0; i < waiters; i++) {
                 left[i] = items;
                 avail[i] = 0;
             }
             monitor.unlock();
-            for (int i = 0; i < WAITERS; i++) {
+            for (int i = 0; i < waiters; i++) {
                 final int index = i;
                 threads[i] = Thread.ofPlatform().daemon().name("bench-cvb2-waiter-" + i).start(() -> waiter(index));
             }
@@ -271,13 +372,13 @@ public final class CondWorkload implements Workload {
                         throw new IllegalStateException("a waiter failed: " + failure, failure);
                     }
                     int total = 0;
-                    for (int i = 0; i < WAITERS; i++) {
+                    for (int i = 0; i < waiters; i++) {
                         total += left[i];
                     }
                     if (total == 0) {
                         break;
                     }
-                    for (int i = 0; i < WAITERS; i++) {
+                    for (int i = 0; i < waiters; i++) {
                         avail[i] = 1;
                     }
                     monitor.signalAll();

@@ -23,6 +23,9 @@ interface Monitor extends AutoCloseable {
     /** Waits on the condition variable; the caller holds the mutex. */
     void await();
 
+    /** Wakes one waiter (signal); the caller holds the mutex. */
+    void signal();
+
     /** Wakes every waiter (broadcast); the caller holds the mutex. */
     void signalAll();
 
@@ -49,6 +52,11 @@ interface Monitor extends AutoCloseable {
             @Override
             public void await() {
                 cond.awaitUninterruptibly();
+            }
+
+            @Override
+            public void signal() {
+                cond.signal();
             }
 
             @Override
@@ -82,6 +90,11 @@ interface Monitor extends AutoCloseable {
             @Override
             public void await() {
                 BenchBackends.check(cond.await(mutex), "pthread_cond_wait");
+            }
+
+            @Override
+            public void signal() {
+                BenchBackends.check(cond.signal(), "pthread_cond_signal");
             }
 
             @Override

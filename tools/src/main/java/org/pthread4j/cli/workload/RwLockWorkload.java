@@ -50,7 +50,7 @@ public final class RwLockWorkload implements Workload {
         final List<Group> groups = new ArrayList<>();
         for (final int writes : WRITE_PERCENTS) {
             final String section = "rwlock " + (100 - writes) + "% reads / " + writes + "% writes";
-            for (final int t : settings.threadsOr(List.of(4), List.of(2, 4, 8))) {
+            for (final int t : settings.threadsOr(List.of(4), List.of(2, 4, 8, 16))) {
                 final List<Case> cases = new ArrayList<>();
                 cases.add(Case.of("ReentrantReadWriteLock", "j.u.c", () -> mix(new OnReentrant(), t, writes)));
                 cases.add(Case.of("StampedLock, read lock", "j.u.c", () -> mix(new OnStamped(), t, writes)));

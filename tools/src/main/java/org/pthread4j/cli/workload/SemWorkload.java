@@ -56,7 +56,7 @@ public final class SemWorkload implements Workload {
         handoff.addAll(BenchBackends.perPlace("Sem", PLACES,
             place -> () -> new Handoff(new OnSem(place, 0), new OnSem(place, 0))));
         groups.add(Group.of("semaphore handoff", Measure.time("semaphore handoff", "ns/round-trip"), 2, handoff));
-        for (final int t : settings.threadsOr(List.of(4), List.of(4, 8))) {
+        for (final int t : settings.threadsOr(List.of(4), List.of(4, 8, 16))) {
             final String section = "semaphore pool, " + PERMITS + " permits";
             final List<Case> pool = new ArrayList<>();
             pool.add(Case.of("Semaphore", "j.u.c", () -> pool(new OnSemaphore(PERMITS), t)));
