@@ -49,6 +49,22 @@ public interface Fixture extends AutoCloseable {
     }
 
     /**
+     * Closes {@code close} for a fixture's {@link #close()}: a checked failure becomes an
+     * {@link IllegalStateException} that names it.
+     *
+     * @param close what closing the fixture does
+     */
+    static void closeAll(final AutoCloseable close) {
+        try {
+            close.close();
+        } catch (final RuntimeException e) {
+            throw e;
+        } catch (final Exception e) {
+            throw new IllegalStateException("closing failed: " + e, e);
+        }
+    }
+
+    /**
      * @param trial one repetition
      * @param close what closing does
      * @return a fixture with one figure per trial
@@ -62,13 +78,7 @@ public interface Fixture extends AutoCloseable {
 
             @Override
             public void close() {
-                try {
-                    close.close();
-                } catch (final RuntimeException e) {
-                    throw e;
-                } catch (final Exception e) {
-                    throw new IllegalStateException("closing failed: " + e, e);
-                }
+                closeAll(close);
             }
         };
     }

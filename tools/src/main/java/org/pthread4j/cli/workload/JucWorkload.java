@@ -293,11 +293,7 @@ public final class JucWorkload implements Workload {
 
             @Override
             public void close() {
-                try {
-                    close.close();
-                } catch (final Exception e) {
-                    throw new IllegalStateException("closing failed: " + e, e);
-                }
+                Fixture.closeAll(close);
             }
         };
     }

@@ -180,13 +180,7 @@ public final class LatencyWorkload implements Workload {
 
         @Override
         public void close() {
-            try {
-                close.close();
-            } catch (final RuntimeException e) {
-                throw e;
-            } catch (final Exception e) {
-                throw new IllegalStateException("closing failed: " + e, e);
-            }
+            Fixture.closeAll(close);
         }
     }
 

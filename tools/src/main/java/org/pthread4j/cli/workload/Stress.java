@@ -110,13 +110,7 @@ final class Stress {
 
             @Override
             public void close() {
-                try {
-                    close.close();
-                } catch (final RuntimeException e) {
-                    throw e;
-                } catch (final Exception e) {
-                    throw new IllegalStateException("closing failed: " + e, e);
-                }
+                Fixture.closeAll(close);
             }
         };
     }
